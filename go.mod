@@ -1,3 +1,5 @@
 module github.com/nomad-client-fork/nomad-client-fork
 
-go 1.24
+go 1.26.0
+
+require golang.org/x/mod v0.43.0 // indirect

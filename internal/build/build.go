@@ -1,0 +1,105 @@
+// Package build builds the nomad binary of the work tree, stamped with the
+// upstream version, the fork release and the work tree's revision.
+package build
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+)
+
+// VersionPackage is the package whose variables -ldflags -X sets.
+const VersionPackage = "github.com/hashicorp/nomad/version"
+
+// Stamp is what the binary reports about itself.
+type Stamp struct {
+	// Metadata is the version suffix after "+", such as fork.1.
+	Metadata string
+	// Revision is the work tree's HEAD, with +CHANGES when it has
+	// uncommitted changes (as upstream's GNUmakefile does).
+	Revision string
+	// Date is the commit time of HEAD in RFC 3339.
+	Date string
+}
+
+// LDFlags returns the -ldflags value for s.
+func (s Stamp) LDFlags() string {
+	return strings.Join([]string{
+		"-X " + VersionPackage + ".VersionMetadata=" + s.Metadata,
+		"-X " + VersionPackage + ".GitCommit=" + s.Revision,
+		"-X " + VersionPackage + ".BuildDate=" + s.Date,
+	}, " ")
+}
+
+// StampOf reads the revision and date of the work tree.
+func StampOf(ctx context.Context, repo *git.Repo, metadata string) (Stamp, error) {
+	s := Stamp{Metadata: metadata}
+	line, err := repo.Line(ctx, "show", "--no-patch", "--format=%H %cI", "HEAD")
+	if err != nil {
+		return s, fmt.Errorf("reading work tree revision: %w", err)
+	}
+	s.Revision, s.Date, _ = strings.Cut(line, " ")
+	dirty, err := repo.Status(ctx)
+	if err != nil {
+		return s, err
+	}
+	if len(dirty) > 0 {
+		s.Revision += "+CHANGES"
+	}
+	return s, nil
+}
+
+// Nomad builds the nomad binary of the tree at dir into out.
+func Nomad(ctx context.Context, dir, out string, s Stamp) error {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=false", "-trimpath", "-ldflags", s.LDFlags(), "-o", abs, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=1")
+	cmd.Stdout = os.Stderr
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building %s: %w", out, err)
+	}
+	return nil
+}
+
+var releaseRE = regexp.MustCompile(`^## v([0-9][^ +]*)\+(fork\.[0-9]+)\b`)
+
+// ForkRelease returns the newest fork release CHANGELOG.md names for the
+// upstream version, such as "fork.2" for a "## v1.5.3+fork.2" heading.
+func ForkRelease(changelog, upstreamVersion string) (string, error) {
+	f, err := os.Open(changelog)
+	if err != nil {
+		return "", fmt.Errorf("reading fork release: %w", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	want := strings.TrimPrefix(upstreamVersion, "v")
+	for sc.Scan() {
+		m := releaseRE.FindStringSubmatch(sc.Text())
+		if m == nil {
+			continue
+		}
+		if m[1] != want {
+			return "", fmt.Errorf("%s: the newest release %q is not for upstream %s; add a `## v%s+fork.N` entry", changelog, sc.Text(), upstreamVersion, want)
+		}
+		return m[2], nil
+	}
+	if err := sc.Err(); err != nil {
+		return "", err
+	}
+	return "", fmt.Errorf("%s has no `## v%s+fork.N` heading; add one", changelog, want)
+}

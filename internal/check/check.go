@@ -1,0 +1,340 @@
+// Package check verifies the patch series without touching the work tree:
+// its metadata is valid, every patch applies exactly (no offset, no fuzz,
+// re-export byte-identical) and every prefix of the series builds and vets
+// no worse than upstream.
+package check
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/metadata"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/worktree"
+)
+
+// Options control Series.
+type Options struct {
+	// Repo is the work tree's repository; the check uses a linked work
+	// tree of it, so the work tree itself is never touched.
+	Repo *git.Repo
+	// Base is the upstream commit.
+	Base string
+	// Scratch is the directory for the linked work tree.
+	Scratch string
+	// Build builds and vets every prefix; without it only metadata and
+	// exact application are checked.
+	Build bool
+	Log   io.Writer
+}
+
+// Problems is the error Series returns: one line per problem.
+type Problems []string
+
+func (p Problems) Error() string {
+	return fmt.Sprintf("check found %d problem(s):\n\t%s", len(p), strings.Join(p, "\n\t"))
+}
+
+// Metadata lints every patch's trailers and subject.
+func Metadata(patches []series.Patch) Problems {
+	var probs Problems
+	for _, p := range patches {
+		data, err := os.ReadFile(p.Path)
+		if err != nil {
+			probs = append(probs, fmt.Sprintf("%s: %v", p.Name, err))
+			continue
+		}
+		md, err := metadata.Parse(data)
+		if err != nil {
+			probs = append(probs, fmt.Sprintf("%s: %v", p.Name, err))
+			continue
+		}
+		for _, e := range md.Lint() {
+			probs = append(probs, fmt.Sprintf("%s: %v", p.Name, e))
+		}
+		if bytes.Contains(data, []byte("\r\n")) && !bytes.Contains(data, []byte("\r\n+")) && !bytes.Contains(data, []byte("\r\n-")) {
+			probs = append(probs, fmt.Sprintf("%s: has CRLF line endings; patch files use LF (re-extract it)", p.Name))
+		}
+	}
+	return probs
+}
+
+// Series runs the checks and returns Problems if any fails.
+func Series(ctx context.Context, patches []series.Patch, opts Options) error {
+	probs := Metadata(patches)
+	scratch, err := filepath.Abs(opts.Scratch)
+	if err != nil {
+		return err
+	}
+	if err := removeWorktree(ctx, opts.Repo, scratch); err != nil {
+		return err
+	}
+	if _, err := opts.Repo.Run(ctx, "worktree", "add", "--quiet", "--detach", "--force", scratch, opts.Base); err != nil {
+		return fmt.Errorf("creating scratch work tree: %w", err)
+	}
+	defer removeWorktree(context.Background(), opts.Repo, scratch)
+	wt := &git.Repo{Dir: scratch}
+
+	var commits []string
+	for _, p := range patches {
+		commit, prob, err := applyExactly(ctx, wt, p)
+		if err != nil {
+			return err
+		}
+		if prob != "" {
+			probs = append(probs, prob)
+			break // later patches depend on this one
+		}
+		commits = append(commits, commit)
+		fmt.Fprintf(opts.Log, "ok   %s applies exactly and re-exports byte-identically\n", p.Name)
+	}
+	if len(probs) > 0 || !opts.Build {
+		if len(probs) > 0 {
+			return probs
+		}
+		return nil
+	}
+	baseVet := map[string]map[string]int{}
+	for i, commit := range commits {
+		name := patches[i].Name
+		if _, err := wt.Run(ctx, "checkout", "--quiet", "--detach", commit); err != nil {
+			return err
+		}
+		pkgs, err := worktree.ChangedPackages(ctx, wt, commit+"^", commit)
+		if err != nil {
+			return err
+		}
+		err = progress.Step(opts.Log, fmt.Sprintf("building prefix 1..%d (%s): go build ./...", i+1, name), func() error {
+			return goCmd(ctx, scratch, opts.Log, "build", "./...")
+		})
+		if err != nil {
+			probs = append(probs, fmt.Sprintf("%s: series prefix 1..%d does not build: %v", name, i+1, err))
+			break
+		}
+		if len(pkgs) == 0 {
+			continue
+		}
+		var newFindings []string
+		err = progress.Step(opts.Log, fmt.Sprintf("vetting %s", strings.Join(pkgs, " ")), func() error {
+			after, err := vet(ctx, scratch, pkgs)
+			if err != nil {
+				return err
+			}
+			before, err := baseFindings(ctx, wt, opts.Base, commit, scratch, pkgs, baseVet)
+			if err != nil {
+				return err
+			}
+			newFindings = subtract(after, before)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, f := range newFindings {
+			probs = append(probs, fmt.Sprintf("%s: go vet: %s (not reported on upstream)", name, f))
+		}
+	}
+	if len(probs) > 0 {
+		return probs
+	}
+	return nil
+}
+
+func removeWorktree(ctx context.Context, repo *git.Repo, dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		if _, err := repo.Run(ctx, "worktree", "remove", "--force", dir); err != nil {
+			if err := os.RemoveAll(dir); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := repo.Run(ctx, "worktree", "prune")
+	return err
+}
+
+// applyExactly applies p without three-way merging and compares its
+// re-export with the file. It returns the new commit, or a problem.
+func applyExactly(ctx context.Context, wt *git.Repo, p series.Patch) (commit, problem string, err error) {
+	cmd := wt.Command(ctx, "am", "--keep-cr", "--committer-date-is-author-date", "--quiet", p.Path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		_, _ = wt.Run(ctx, "am", "--abort")
+		return "", fmt.Sprintf("%s: does not apply: %s", p.Name, oneLine(string(out))), nil
+	}
+	commit, err = wt.Line(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return "", "", err
+	}
+	files, err := series.ExportFrom(ctx, wt, commit+"^", commit, p.Number)
+	if err != nil {
+		return "", "", err
+	}
+	want, err := os.ReadFile(p.Path)
+	if err != nil {
+		return "", "", err
+	}
+	if len(files) != 1 {
+		return "", fmt.Sprintf("%s: applying it made %d commits", p.Name, len(files)), nil
+	}
+	got := files[0].Data
+	if bytes.Equal(got, want) {
+		if files[0].Name != p.Name {
+			return "", fmt.Sprintf("%s: its subject exports as %s; run `nomadfork extract` to rename it", p.Name, files[0].Name), nil
+		}
+		return commit, "", nil
+	}
+	return "", describeDrift(p.Name, want, got), nil
+}
+
+var hunkRE = regexp.MustCompile(`^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@`)
+
+// describeDrift explains how a re-export differs from the patch file: only
+// in hunk positions (the patch applies at an offset), only in index lines
+// (upstream changed the files elsewhere), or in content.
+func describeDrift(name string, want, got []byte) string {
+	const refresh = "; run `nomadfork apply` and `nomadfork extract` to refresh it"
+	wl := strings.Split(string(want), "\n")
+	gl := strings.Split(string(got), "\n")
+	if len(wl) == len(gl) {
+		firstHunk, firstIndex, other := -1, -1, -1
+		for i := range wl {
+			switch {
+			case wl[i] == gl[i]:
+			case hunkRE.MatchString(wl[i]) && hunkRE.MatchString(gl[i]) && hunkTail(wl[i]) == hunkTail(gl[i]):
+				if firstHunk < 0 {
+					firstHunk = i
+				}
+			case strings.HasPrefix(wl[i], "index ") && strings.HasPrefix(gl[i], "index "):
+				if firstIndex < 0 {
+					firstIndex = i
+				}
+			default:
+				if other < 0 {
+					other = i
+				}
+			}
+		}
+		switch {
+		case other < 0 && firstHunk >= 0:
+			return fmt.Sprintf("%s: applies only with an offset (line %d: patch says %q, upstream has it at %q)"+refresh,
+				name, firstHunk+1, hunkHead(wl[firstHunk]), hunkHead(gl[firstHunk]))
+		case other < 0 && firstIndex >= 0:
+			return fmt.Sprintf("%s: upstream changed a patched file outside the hunks (line %d: %q became %q)"+refresh,
+				name, firstIndex+1, wl[firstIndex], gl[firstIndex])
+		}
+	}
+	for i := 0; i < len(wl) && i < len(gl); i++ {
+		if wl[i] != gl[i] {
+			return fmt.Sprintf("%s: re-export differs at line %d: patch has %q, re-export %q"+refresh, name, i+1, wl[i], gl[i])
+		}
+	}
+	return fmt.Sprintf("%s: re-export differs in length (%d vs %d lines)"+refresh, name, len(wl), len(gl))
+}
+
+func hunkHead(l string) string { return hunkRE.FindString(l) }
+func hunkTail(l string) string { return strings.TrimPrefix(l, hunkRE.FindString(l)) }
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.ReplaceAll(s, "\n", "; ")
+	if len(s) > 400 {
+		s = s[:400] + "…"
+	}
+	return s
+}
+
+func goCmd(ctx context.Context, dir string, log io.Writer, args ...string) error {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false")
+	var stderr bytes.Buffer
+	cmd.Stdout = log
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return nil
+}
+
+var vetLineRE = regexp.MustCompile(`^(?:vet: )?(.+?\.go):[0-9]+(?::[0-9]+)?: (.*)$`)
+
+// vet runs go vet and returns its findings as "file: message" counts, with
+// positions dropped so that findings moved by a patch still compare equal.
+func vet(ctx context.Context, dir string, pkgs []string) (map[string]int, error) {
+	cmd := exec.CommandContext(ctx, "go", append([]string{"vet"}, pkgs...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	findings := map[string]int{}
+	for _, line := range strings.Split(out.String(), "\n") {
+		if m := vetLineRE.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			findings[m[1]+": "+m[2]]++
+		}
+	}
+	var exit *exec.ExitError
+	if err != nil && !(errors.As(err, &exit) && len(findings) > 0) {
+		return nil, fmt.Errorf("go vet %s: %w\n%s", strings.Join(pkgs, " "), err, out.String())
+	}
+	return findings, nil
+}
+
+// baseFindings returns go vet's findings for pkgs on the upstream commit,
+// caching per package; packages that do not exist upstream have none.
+func baseFindings(ctx context.Context, wt *git.Repo, base, back, dir string, pkgs []string, cache map[string]map[string]int) (map[string]int, error) {
+	var missing []string
+	for _, p := range pkgs {
+		if _, ok := cache[p]; !ok {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) > 0 {
+		if _, err := wt.Run(ctx, "checkout", "--quiet", "--detach", base); err != nil {
+			return nil, err
+		}
+		for _, p := range missing {
+			cache[p] = map[string]int{}
+			if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+				continue
+			}
+			f, err := vet(ctx, dir, []string{p})
+			if err != nil {
+				return nil, fmt.Errorf("vetting upstream: %w", err)
+			}
+			cache[p] = f
+		}
+		if _, err := wt.Run(ctx, "checkout", "--quiet", "--detach", back); err != nil {
+			return nil, err
+		}
+	}
+	all := map[string]int{}
+	for _, p := range pkgs {
+		for k, v := range cache[p] {
+			all[k] += v
+		}
+	}
+	return all, nil
+}
+
+func subtract(after, before map[string]int) []string {
+	var out []string
+	for k, n := range after {
+		if n > before[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,144 @@
+// Package git runs git commands in a repository with a configuration that
+// does not depend on the user's global or system settings, so that output
+// such as `git format-patch` is a pure function of the repository.
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Identity is the committer identity used for every commit the tool makes.
+const (
+	IdentityName  = "nomadfork"
+	IdentityEmail = "nomadfork@nomad-client-fork.invalid"
+)
+
+// Repo is a git repository with a work tree.
+type Repo struct {
+	// Dir is the top-level directory of the work tree.
+	Dir string
+	// Env holds extra environment variables for every command.
+	Env []string
+}
+
+// Error is returned when a git command fails.
+type Error struct {
+	Args   []string
+	Err    error
+	Stderr string
+}
+
+func (e *Error) Error() string {
+	msg := fmt.Sprintf("git %s: %v", strings.Join(e.Args, " "), e.Err)
+	if s := strings.TrimSpace(e.Stderr); s != "" {
+		msg += ": " + s
+	}
+	return msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Command returns a git command for the repository with a neutral
+// configuration: no global or system config files and a fixed identity.
+func (r *Repo) Command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(os.Environ(),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL="+os.DevNull,
+		"GIT_COMMITTER_NAME="+IdentityName,
+		"GIT_COMMITTER_EMAIL="+IdentityEmail,
+		"GIT_TERMINAL_PROMPT=0",
+		"LC_ALL=C",
+	)
+	cmd.Env = append(cmd.Env, r.Env...)
+	return cmd
+}
+
+// Run runs git with args and returns its standard output.
+func (r *Repo) Run(ctx context.Context, args ...string) (string, error) {
+	return r.RunEnv(ctx, nil, args...)
+}
+
+// RunEnv is like Run with additional environment variables.
+func (r *Repo) RunEnv(ctx context.Context, env []string, args ...string) (string, error) {
+	cmd := r.Command(ctx, args...)
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return stdout.String(), &Error{Args: args, Err: err, Stderr: stderr.String()}
+	}
+	return stdout.String(), nil
+}
+
+// Line runs git and returns the first line of its output, trimmed.
+func (r *Repo) Line(ctx context.Context, args ...string) (string, error) {
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(out, "\n")
+	return strings.TrimSpace(line), nil
+}
+
+// Lines runs git and returns the non-empty lines of its output.
+func (r *Repo) Lines(ctx context.Context, args ...string) ([]string, error) {
+	out, err := r.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if l != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines, nil
+}
+
+// IsRepo reports whether Dir is the top level of a git work tree.
+func (r *Repo) IsRepo(ctx context.Context) bool {
+	top, err := r.Line(ctx, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return false
+	}
+	a, errA := os.Stat(top)
+	b, errB := os.Stat(r.Dir)
+	return errA == nil && errB == nil && os.SameFile(a, b)
+}
+
+// ResolveCommit returns the commit a revision names, or "" and no error if
+// the revision does not exist.
+func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
+	out, err := r.Run(ctx, "rev-parse", "--verify", "--quiet", rev+"^{commit}")
+	var gerr *Error
+	if errors.As(err, &gerr) {
+		var exit *exec.ExitError
+		if errors.As(gerr.Err, &exit) && exit.ExitCode() == 1 {
+			return "", nil
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// GitDir returns the absolute path of the repository's git directory.
+func (r *Repo) GitDir(ctx context.Context) (string, error) {
+	return r.Line(ctx, "rev-parse", "--absolute-git-dir")
+}
+
+// Status returns the porcelain status lines of the work tree: uncommitted
+// changes and untracked files, but not ignored ones.
+func (r *Repo) Status(ctx context.Context) ([]string, error) {
+	return r.Lines(ctx, "status", "--porcelain=v1", "--untracked-files=all")
+}

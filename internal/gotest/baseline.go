@@ -1,0 +1,148 @@
+package gotest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Known is one test that fails on unpatched upstream in the sandbox.
+type Known struct {
+	Package string
+	Test    string
+	Reason  string
+}
+
+// Baseline is the list of tests that fail on unpatched upstream in the
+// sandbox, for environmental reasons.
+type Baseline struct {
+	// Header is a comment describing how the list was made.
+	Header []string
+	Tests  []Known
+}
+
+// ReadBaseline reads a baseline file: comment lines starting with #, then
+// one package<TAB>test<TAB>reason line per test.
+func ReadBaseline(file string) (*Baseline, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("reading baseline: %w (run `nomadfork baseline` to make it)", err)
+	}
+	b := &Baseline{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			b.Header = append(b.Header, strings.TrimSpace(strings.TrimPrefix(line, "#")))
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		f := strings.SplitN(line, "\t", 3)
+		if len(f) != 3 || f[0] == "" || f[1] == "" {
+			return nil, fmt.Errorf("%s:%d: want package<TAB>test<TAB>reason", file, n)
+		}
+		b.Tests = append(b.Tests, Known{f[0], f[1], f[2]})
+	}
+	return b, sc.Err()
+}
+
+// Write writes the baseline in the format ReadBaseline reads.
+func (b *Baseline) Write(file string) error {
+	var buf bytes.Buffer
+	for _, h := range b.Header {
+		fmt.Fprintf(&buf, "# %s\n", h)
+	}
+	tests := append([]Known(nil), b.Tests...)
+	sort.Slice(tests, func(i, j int) bool {
+		if tests[i].Package != tests[j].Package {
+			return tests[i].Package < tests[j].Package
+		}
+		return tests[i].Test < tests[j].Test
+	})
+	for _, k := range tests {
+		fmt.Fprintf(&buf, "%s\t%s\t%s\n", k.Package, k.Test, k.Reason)
+	}
+	return os.WriteFile(file, buf.Bytes(), 0o644)
+}
+
+// ByPackage groups the baseline's tests by package.
+func (b *Baseline) ByPackage() map[string][]Known {
+	m := map[string][]Known{}
+	for _, k := range b.Tests {
+		m[k.Package] = append(m[k.Package], k)
+	}
+	return m
+}
+
+// Lookup returns the entry for a test, if any.
+func (b *Baseline) Lookup(pkg, test string) (Known, bool) {
+	for _, k := range b.Tests {
+		if k.Package == pkg && k.Test == test {
+			return k, true
+		}
+	}
+	return Known{}, false
+}
+
+// SkipPattern returns a `go test -skip` pattern that matches exactly the
+// given top-level tests.
+func SkipPattern(tests []Known) string {
+	names := make([]string, len(tests))
+	for i, k := range tests {
+		names[i] = regexp.QuoteMeta(k.Test)
+	}
+	sort.Strings(names)
+	return "^(" + strings.Join(names, "|") + ")$"
+}
+
+// reasons map output patterns of environmental failures to explanations.
+var reasons = []struct {
+	re     *regexp.Regexp
+	reason string
+}{
+	{regexp.MustCompile(`certificate has expired|x509: certificate`), "TLS test fixture expired (upstream's certificates expired in 2023)"},
+	{regexp.MustCompile(`(?i)"?consul"?: executable file not found|consul.*not found in \$PATH|failed to start consul`), "needs a consul binary, not installed"},
+	{regexp.MustCompile(`(?i)"?vault"?: executable file not found|vault.*not found|failed to start vault`), "needs a vault binary, not installed"},
+	{regexp.MustCompile(`(?i)envoy`), "needs envoy, not installed"},
+	{regexp.MustCompile(`(?i)failed to find plugin|cni`), "needs CNI plugins, not installed"},
+	{regexp.MustCompile(`(?i)landlock`), "landlock is not available in this kernel/sandbox"},
+	{regexp.MustCompile(`(?i)bridge`), "bridge networking is not available in the sandbox"},
+	{regexp.MustCompile(`(?i)cgroup`), "cgroups are hidden in the sandbox"},
+	{regexp.MustCompile(`(?i)\bconsul\b`), "needs a consul agent, not available"},
+	{regexp.MustCompile(`(?i)\bvault\b`), "needs a vault server, not available"},
+}
+
+// Reason explains a failure from its output: a known environmental cause,
+// or else the first line that looks like an error.
+func Reason(r Result) string {
+	text := strings.Join(r.Output, "\n")
+	for _, k := range reasons {
+		if k.re.MatchString(text) {
+			return k.reason
+		}
+	}
+	for _, line := range r.Output {
+		s := strings.TrimSpace(line)
+		if strings.HasPrefix(s, "---") || strings.HasPrefix(s, "===") || s == "" {
+			continue
+		}
+		if strings.Contains(strings.ToLower(s), "error") || strings.Contains(s, "panic") || strings.Contains(s, "expected") {
+			return clip(s)
+		}
+	}
+	return "failed without an error message (see `nomadfork baseline` output)"
+}
+
+func clip(s string) string {
+	s = strings.ReplaceAll(s, "\t", " ")
+	if len(s) > 160 {
+		return s[:157] + "..."
+	}
+	return s
+}

@@ -1,0 +1,43 @@
+// Package progress reports long-running steps: what starts, that it is
+// still running, and how long it took.
+package progress
+
+import (
+	"fmt"
+	"io"
+	"time"
+)
+
+// Interval is how often Step reports that a step is still running.
+var Interval = 30 * time.Second
+
+// Step prints what, runs fn, prints a line every Interval while fn runs, and
+// prints how long fn took.
+func Step(w io.Writer, what string, fn func() error) error {
+	start := time.Now()
+	fmt.Fprintf(w, "==> %s\n", what)
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(Interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(w, "    … %s (%s so far)\n", what, time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	err := fn()
+	close(done)
+	<-stopped
+	status := "done"
+	if err != nil {
+		status = "failed"
+	}
+	fmt.Fprintf(w, "    %s: %s in %s\n", what, status, time.Since(start).Round(time.Second))
+	return err
+}

@@ -1,0 +1,196 @@
+// Package series reads, exports and writes the patch series: the ordered
+// NNNN-subject.patch files that turn the upstream tree into the fork.
+package series
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+)
+
+// FormatPatchArgs are the fixed `git format-patch` flags that make a patch
+// file a pure function of its commit: no commit hash, no signature or
+// version, full blob hashes in index lines, no rename detection and no
+// dependence on diff configuration.
+var FormatPatchArgs = []string{
+	"format-patch",
+	"--zero-commit",
+	"--no-signature",
+	"--full-index",
+	"--no-numbered",
+	"--no-renames",
+	"--no-stat",
+	"--no-color",
+	"--diff-algorithm=myers",
+	"--filename-max-length=64",
+	"--encoding=UTF-8",
+}
+
+// Patch is one file of the series.
+type Patch struct {
+	// Name is the file name, such as 0001-client-prioritize-updates.patch.
+	Name string
+	// Path is the file's path.
+	Path string
+	// Number is the NNNN prefix.
+	Number int
+}
+
+var nameRE = regexp.MustCompile(`^([0-9]{4})-[A-Za-z0-9._-]+\.patch$`)
+
+// List returns the patches in dir in series order. It fails on .patch files
+// whose names do not follow NNNN-subject.patch and on gaps or duplicates in
+// the numbering.
+func List(dir string) ([]Patch, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing patches: %w", err)
+	}
+	var patches []Patch
+	for _, e := range entries {
+		if e.IsDir() || filepath.Ext(e.Name()) != ".patch" {
+			continue
+		}
+		m := nameRE.FindStringSubmatch(e.Name())
+		if m == nil {
+			return nil, fmt.Errorf("%s: patch files are named NNNN-subject.patch; rename it or run `nomadfork extract`", filepath.Join(dir, e.Name()))
+		}
+		n, _ := strconv.Atoi(m[1])
+		patches = append(patches, Patch{Name: e.Name(), Path: filepath.Join(dir, e.Name()), Number: n})
+	}
+	sort.Slice(patches, func(i, j int) bool { return patches[i].Name < patches[j].Name })
+	for i, p := range patches {
+		if p.Number != i+1 {
+			return nil, fmt.Errorf("%s: expected number %04d (the series is numbered from 0001 without gaps); run `nomadfork apply` and `nomadfork extract` to renumber", p.Path, i+1)
+		}
+	}
+	return patches, nil
+}
+
+// File is an exported patch file.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Export formats the commits in base..head of repo as patch files, in
+// order, with FormatPatchArgs, numbering them from 1.
+func Export(ctx context.Context, repo *git.Repo, base, head string) ([]File, error) {
+	return ExportFrom(ctx, repo, base, head, 1)
+}
+
+// ExportFrom is Export numbering the files from start.
+func ExportFrom(ctx context.Context, repo *git.Repo, base, head string, start int) ([]File, error) {
+	tmp, err := os.MkdirTemp("", "nomadfork-export-")
+	if err != nil {
+		return nil, fmt.Errorf("exporting patches: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	args := append(append([]string{}, FormatPatchArgs...), "--start-number="+strconv.Itoa(start), "-o", tmp, base+".."+head)
+	if _, err := repo.Run(ctx, args...); err != nil {
+		return nil, fmt.Errorf("exporting patches: %w", err)
+	}
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return nil, fmt.Errorf("exporting patches: %w", err)
+	}
+	var files []File
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(tmp, e.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("exporting patches: %w", err)
+		}
+		if len(data) == 0 {
+			return nil, fmt.Errorf("exporting patches: %s would be empty (an empty commit); drop or squash it", e.Name())
+		}
+		files = append(files, File{Name: e.Name(), Data: data})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Name < files[j].Name })
+	return files, nil
+}
+
+// Matching returns how many leading files equal the leading patches, byte
+// for byte and by name.
+func Matching(files []File, patches []Patch) (int, error) {
+	n := 0
+	for n < len(files) && n < len(patches) {
+		data, err := os.ReadFile(patches[n].Path)
+		if err != nil {
+			return 0, fmt.Errorf("reading patch: %w", err)
+		}
+		if files[n].Name != patches[n].Name || !bytes.Equal(files[n].Data, data) {
+			break
+		}
+		n++
+	}
+	return n, nil
+}
+
+// Change describes what Write did to one file.
+type Change struct {
+	Name   string
+	Action string // "unchanged", "updated", "added" or "removed"
+}
+
+// ErrEmpty is returned by Write when it would delete every patch.
+var ErrEmpty = errors.New("refusing to delete every patch")
+
+// Write makes dir hold exactly files: each file is written atomically and
+// only if its content changed, then patch files not in files are removed.
+// It refuses to replace a non-empty series with an empty one.
+func Write(dir string, files []File) ([]Change, error) {
+	existing, err := List(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 && len(existing) > 0 {
+		return nil, fmt.Errorf("%w in %s: the work tree has no commits after the base; "+
+			"if you really mean to empty the series, delete the files by hand", ErrEmpty, dir)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("writing patches: %w", err)
+	}
+	keep := map[string]bool{}
+	var changes []Change
+	for _, f := range files {
+		keep[f.Name] = true
+		path := filepath.Join(dir, f.Name)
+		old, err := os.ReadFile(path)
+		switch {
+		case err == nil && bytes.Equal(old, f.Data):
+			changes = append(changes, Change{f.Name, "unchanged"})
+			continue
+		case err == nil:
+			changes = append(changes, Change{f.Name, "updated"})
+		case errors.Is(err, os.ErrNotExist):
+			changes = append(changes, Change{f.Name, "added"})
+		default:
+			return nil, fmt.Errorf("writing patches: %w", err)
+		}
+		if err := atomicfile.WriteFile(path, f.Data, 0o644); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range existing {
+		if keep[p.Name] {
+			continue
+		}
+		if err := os.Remove(p.Path); err != nil {
+			return nil, fmt.Errorf("removing stale patch: %w", err)
+		}
+		changes = append(changes, Change{p.Name, "removed"})
+	}
+	return changes, nil
+}

@@ -1,0 +1,270 @@
+// Package worktree manages the work tree: a git repository whose branch
+// "upstream" holds the unpatched upstream tree and whose branch "fork" holds
+// one commit per patch of the series on top of it.
+package worktree
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/upstream"
+)
+
+const (
+	// BaseBranch names the unpatched upstream commit.
+	BaseBranch = "upstream"
+	// ForkBranch is the branch the series is applied on.
+	ForkBranch = "fork"
+	// BaseRef is the full ref of BaseBranch.
+	BaseRef = "refs/heads/" + BaseBranch
+
+	stateFile = "nomadfork.json"
+)
+
+// Tree is the work tree.
+type Tree struct {
+	Dir  string
+	Repo *git.Repo
+	// Log receives progress and reports.
+	Log io.Writer
+}
+
+// New returns the work tree at dir, which need not exist yet.
+func New(dir string, log io.Writer) (*Tree, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	return &Tree{Dir: abs, Repo: &git.Repo{Dir: abs}, Log: log}, nil
+}
+
+// Exists reports whether the work tree directory exists.
+func (t *Tree) Exists() bool {
+	_, err := os.Stat(t.Dir)
+	return err == nil
+}
+
+// State is what the tool records about the work tree in its git directory.
+type State struct {
+	// Base is the commit of the upstream tree the series was applied on.
+	Base string `json:"base"`
+	// Applied is HEAD when the work tree last matched patches/ exactly,
+	// after an apply or an extract; empty when it did not.
+	Applied string `json:"applied,omitempty"`
+	// Pending lists the patches an apply still has to apply, the first of
+	// which is being applied; empty when no apply is in progress.
+	Pending []string `json:"pending,omitempty"`
+	// Resolved lists patches applied with a hand-made resolution that
+	// has not been extracted yet.
+	Resolved []string `json:"resolved,omitempty"`
+}
+
+func (t *Tree) statePath(ctx context.Context) (string, error) {
+	dir, err := t.Repo.GitDir(ctx)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, stateFile), nil
+}
+
+// LoadState returns the recorded state, or a zero State if none exists.
+func (t *Tree) LoadState(ctx context.Context) (*State, error) {
+	path, err := t.statePath(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var s State
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return &s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading work tree state: %w", err)
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", path, err)
+	}
+	return &s, nil
+}
+
+// SaveState records s.
+func (t *Tree) SaveState(ctx context.Context, s *State) error {
+	path, err := t.statePath(ctx)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// Init creates the repository if the work tree does not exist yet.
+func (t *Tree) Init(ctx context.Context) error {
+	if t.Exists() {
+		if !t.Repo.IsRepo(ctx) {
+			return fmt.Errorf("%s exists but is not a git repository; move it away (nomadfork creates it)", t.Dir)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
+		return err
+	}
+	if _, err := t.Repo.Run(ctx, "init", "--quiet", "--initial-branch="+ForkBranch); err != nil {
+		return err
+	}
+	return nil
+}
+
+// ImportBase commits the upstream tree made of mods (the main module first,
+// then nested modules at their dirs) as a root commit and returns it. It
+// neither moves refs nor touches the work tree. The commit is a pure
+// function of the modules: same pin, same commit hash.
+func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string, error) {
+	if len(mods) == 0 {
+		return "", errors.New("importing upstream: no modules")
+	}
+	gitDir, err := t.Repo.GitDir(ctx)
+	if err != nil {
+		return "", err
+	}
+	index := filepath.Join(gitDir, "nomadfork-import.index")
+	defer os.Remove(index)
+	tree, err := t.treeOf(ctx, gitDir, index, mods[0].Source)
+	if err != nil {
+		return "", err
+	}
+	for _, m := range mods[1:] {
+		sub, err := t.treeOf(ctx, gitDir, index+".nested", m.Source)
+		os.Remove(index + ".nested")
+		if err != nil {
+			return "", err
+		}
+		env := []string{"GIT_INDEX_FILE=" + index}
+		if _, err := t.Repo.RunEnv(ctx, env, "read-tree", tree); err != nil {
+			return "", err
+		}
+		if _, err := t.Repo.RunEnv(ctx, env, "read-tree", "--prefix="+m.Dir+"/", sub); err != nil {
+			return "", fmt.Errorf("placing %s at %s/: %w (does the main module already have files there?)", m.Module, m.Dir, err)
+		}
+		out, err := t.Repo.RunEnv(ctx, env, "write-tree")
+		if err != nil {
+			return "", err
+		}
+		tree = strings.TrimSpace(out)
+	}
+	main := mods[0]
+	var msg strings.Builder
+	fmt.Fprintf(&msg, "upstream %s\n\nImported from the Go module proxy by nomadfork:\n\n", main.Version)
+	for _, m := range mods {
+		where := "."
+		if m.Dir != "" {
+			where = m.Dir + "/"
+		}
+		fmt.Fprintf(&msg, "%s %s %s %s\n", where, m.Path, m.Version, m.Sum)
+	}
+	if main.Commit != "" {
+		fmt.Fprintf(&msg, "\nUpstream-Commit: %s\n", main.Commit)
+	}
+	date := fmt.Sprintf("@%d +0000", main.Time.Unix())
+	env := []string{
+		"GIT_AUTHOR_NAME=" + git.IdentityName, "GIT_AUTHOR_EMAIL=" + git.IdentityEmail,
+		"GIT_AUTHOR_DATE=" + date, "GIT_COMMITTER_DATE=" + date,
+	}
+	cmd := t.Repo.Command(ctx, "commit-tree", tree, "-F", "-")
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = strings.NewReader(msg.String())
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("committing upstream tree: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// treeOf writes the tree of every file under src, ignoring .gitignore rules
+// (a module zip holds exactly the files upstream ships).
+func (t *Tree) treeOf(ctx context.Context, gitDir, index, src string) (string, error) {
+	r := &git.Repo{Dir: src, Env: []string{"GIT_DIR=" + gitDir, "GIT_WORK_TREE=" + src, "GIT_INDEX_FILE=" + index}}
+	if _, err := r.Run(ctx, "add", "--all", "--force", "."); err != nil {
+		return "", fmt.Errorf("importing %s: %w", src, err)
+	}
+	out, err := r.Run(ctx, "write-tree")
+	if err != nil {
+		return "", fmt.Errorf("importing %s: %w", src, err)
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// Base returns the commit BaseBranch names, or "" if there is none.
+func (t *Tree) Base(ctx context.Context) (string, error) {
+	return t.Repo.ResolveCommit(ctx, BaseRef)
+}
+
+// Head returns the commit HEAD names, or "" if there is none.
+func (t *Tree) Head(ctx context.Context) (string, error) {
+	return t.Repo.ResolveCommit(ctx, "HEAD")
+}
+
+// AmInProgress reports whether a `git am` session is stopped in the tree.
+func (t *Tree) AmInProgress(ctx context.Context) (bool, error) {
+	gitDir, err := t.Repo.GitDir(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, err = os.Stat(filepath.Join(gitDir, "rebase-apply"))
+	return err == nil, nil
+}
+
+// ChangedPackages returns the Go package directories, as ./dir patterns,
+// holding .go files that from..to adds or changes and that exist in the
+// work tree. Nested modules (dirs with their own go.mod) are left out.
+func ChangedPackages(ctx context.Context, repo *git.Repo, from, to string) ([]string, error) {
+	files, err := repo.Lines(ctx, "diff", "--name-only", "--no-renames", from, to)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var pkgs []string
+	for _, f := range files {
+		if !strings.HasSuffix(f, ".go") {
+			continue
+		}
+		dir := filepath.Dir(f)
+		if seen[dir] || inNestedModule(repo.Dir, dir) {
+			continue
+		}
+		seen[dir] = true
+		if _, err := os.Stat(filepath.Join(repo.Dir, dir)); err != nil {
+			continue
+		}
+		if dir == "." {
+			pkgs = append(pkgs, ".")
+		} else {
+			pkgs = append(pkgs, "./"+filepath.ToSlash(dir))
+		}
+	}
+	sort.Strings(pkgs)
+	return pkgs, nil
+}
+
+func inNestedModule(top, dir string) bool {
+	for d := dir; d != "." && d != "/" && d != ""; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(top, d, "go.mod")); err == nil {
+			return true
+		}
+	}
+	return false
+}
