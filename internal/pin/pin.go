@@ -117,4 +117,3 @@ func (p *Pin) Save(file string) error {
 	}
 	return atomicfile.WriteFile(file, data, 0o644)
 }
-
