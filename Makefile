@@ -1,0 +1,35 @@
+# Thin entry points; the logic lives in cmd/nomadfork.
+NOMADFORK := bin/nomadfork
+
+.PHONY: all deps tool apply build check test test-tool clean
+
+# `make`: apply the series to the pinned upstream and build bin/nomad.
+all: build
+
+deps:
+	@scripts/deps.sh
+
+tool:
+	go build -o $(NOMADFORK) ./cmd/nomadfork
+
+apply: tool
+	$(NOMADFORK) apply
+
+build: apply
+	$(NOMADFORK) build
+
+check: tool
+	$(NOMADFORK) check
+
+test-tool:
+	go vet ./...
+	go test -race -count=1 ./...
+
+# `make test`: the tool's own tests, the series check, and upstream's client
+# tests of the patched tree in the sandbox. CI runs exactly this.
+test: deps test-tool apply
+	$(NOMADFORK) check
+	$(NOMADFORK) test
+
+clean:
+	rm -rf bin out
