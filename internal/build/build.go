@@ -56,8 +56,10 @@ func StampOf(ctx context.Context, repo *git.Repo, metadata string) (Stamp, error
 	return s, nil
 }
 
-// Nomad builds the nomad binary of the tree at dir into out.
-func Nomad(ctx context.Context, dir, out string, s Stamp) error {
+// Nomad builds the nomad binary of the tree at dir into out. Release builds
+// use -trimpath, so the binary holds no paths of the build machine; test
+// builds do not, so they share the build cache with `go test`.
+func Nomad(ctx context.Context, dir, out string, s Stamp, release bool) error {
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		return err
@@ -65,7 +67,11 @@ func Nomad(ctx context.Context, dir, out string, s Stamp) error {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-buildvcs=false", "-trimpath", "-ldflags", s.LDFlags(), "-o", abs, ".")
+	args := []string{"build", "-buildvcs=false", "-ldflags", s.LDFlags(), "-o", abs}
+	if release {
+		args = append(args, "-trimpath")
+	}
+	cmd := exec.CommandContext(ctx, "go", append(args, ".")...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=1")
 	cmd.Stdout = os.Stderr

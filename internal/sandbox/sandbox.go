@@ -108,7 +108,7 @@ func Init(argv []string) int {
 		fmt.Fprintf(os.Stderr, "sandbox: refusing to run: %v\n", err)
 		return 2
 	}
-	if err := hideCgroups(); err != nil {
+	if err := mountPrivateSys(); err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox: %v\n", err)
 		return 2
 	}
@@ -169,16 +169,22 @@ func isAllowed(name string) bool {
 	return false
 }
 
-// hideCgroups mounts an empty tmpfs over /sys/fs/cgroup inside the private
-// mount namespace, so Nomad clients find no cgroup controllers and never
-// create or modify cgroups of the machine.
-func hideCgroups() error {
-	const dir = "/sys/fs/cgroup"
-	if _, err := os.Stat(dir); err != nil {
+// mountPrivateSys mounts a fresh sysfs, so /sys/class/net shows the
+// sandbox's interfaces rather than the machine's, and an empty tmpfs over
+// /sys/fs/cgroup, so Nomad finds no cgroup controllers and never creates or
+// changes cgroups of the machine. Both mounts live in the private mount
+// namespace only.
+func mountPrivateSys() error {
+	const flags = syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC
+	if err := syscall.Mount("sysfs", "/sys", "sysfs", flags, ""); err != nil {
+		return fmt.Errorf("mounting a private /sys: %w", err)
+	}
+	const cgroups = "/sys/fs/cgroup"
+	if _, err := os.Stat(cgroups); err != nil {
 		return nil
 	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV|syscall.MS_NOEXEC, "mode=0755"); err != nil {
-		return fmt.Errorf("hiding %s: %w", dir, err)
+	if err := syscall.Mount("tmpfs", cgroups, "tmpfs", flags, "mode=0755"); err != nil {
+		return fmt.Errorf("hiding %s: %w", cgroups, err)
 	}
 	return nil
 }
