@@ -76,7 +76,7 @@ func Parse(data []byte) (*Patch, error) {
 			case line == "":
 				inHeader = false
 			case inSubject && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")):
-				p.Subject += line[1:]
+				p.Subject += line
 			case strings.HasPrefix(line, "Subject: "):
 				p.Subject = strings.TrimPrefix(line, "Subject: ")
 				inSubject = true

@@ -1,0 +1,75 @@
+package gotest
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const stream = `{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"output","Package":"p","Test":"TestA","Output":"=== RUN   TestA\n"}
+{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0.1}
+{"Action":"run","Package":"p","Test":"TestB"}
+{"Action":"run","Package":"p","Test":"TestB/sub"}
+{"Action":"output","Package":"p","Test":"TestB/sub","Output":"    b_test.go:9: x509: certificate has expired\n"}
+{"Action":"fail","Package":"p","Test":"TestB/sub","Elapsed":0.1}
+{"Action":"fail","Package":"p","Test":"TestB","Elapsed":0.1}
+{"Action":"run","Package":"p","Test":"TestC"}
+{"Action":"output","Package":"p","Test":"TestC","Output":"    c_test.go:3: requires vault\n"}
+{"Action":"skip","Package":"p","Test":"TestC","Elapsed":0}
+{"Action":"fail","Package":"p","Elapsed":0.3}
+# q [q.test]
+{"Action":"fail","Package":"q","Elapsed":0}
+`
+
+func TestReport(t *testing.T) {
+	rep := NewReport()
+	var echo strings.Builder
+	if err := rep.Read(strings.NewReader(stream), &echo); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rep.Select("pass")); n != 1 {
+		t.Errorf("passed = %d", n)
+	}
+	failed := rep.Select("fail")
+	if len(failed) != 1 || failed[0].Test != "TestB" {
+		t.Fatalf("failed = %v", failed)
+	}
+	if got := Reason(failed[0]); !strings.Contains(got, "TLS test fixture expired") {
+		t.Errorf("reason = %q", got)
+	}
+	skipped := rep.Select("skip")
+	if len(skipped) != 1 || SkipReason(skipped[0]) != "requires vault" {
+		t.Errorf("skipped = %v", skipped)
+	}
+	if pf := rep.FailedPackages(); len(pf) != 1 || pf[0].Package != "q" {
+		t.Errorf("failed packages = %v, want only q (p failed through TestB)", pf)
+	}
+	if !strings.Contains(echo.String(), "# q [q.test]") {
+		t.Errorf("non-JSON output not echoed: %q", echo.String())
+	}
+}
+
+func TestBaselineRoundTripAndSkipPattern(t *testing.T) {
+	b := &Baseline{Header: []string{"made by a test"}, Tests: []Known{
+		{"p", "TestZ", "z"}, {"p", "TestA_1", "a"}, {"q", "TestA", "qa"},
+	}}
+	file := filepath.Join(t.TempDir(), "b.tsv")
+	if err := b.Write(file); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadBaseline(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Tests) != 3 || got.Tests[0].Test != "TestA_1" || got.Header[0] != "made by a test" {
+		t.Errorf("round trip = %+v", got)
+	}
+	byPkg := got.ByPackage()
+	if pat := SkipPattern(byPkg["p"]); pat != "^(TestA_1|TestZ)$" {
+		t.Errorf("pattern = %q", pat)
+	}
+	if _, ok := got.Lookup("q", "TestA"); !ok {
+		t.Errorf("lookup failed")
+	}
+}
