@@ -41,7 +41,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("bugs = %v", got)
 	}
 	errs := p.Lint()
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "subject is 88 characters") {
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "subject is 89 characters") {
 		t.Errorf("lint = %v, want only the long subject", errs)
 	}
 }
