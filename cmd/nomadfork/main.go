@@ -36,6 +36,11 @@ Commands:
 	test       run upstream's client tests of nomad/ in the sandbox, skipping
 	           exactly the baseline's environmental failures
 	baseline   run the same tests on unpatched upstream and write the baseline
+	rebase     move the series onto a newer upstream (-onto v, -continue, -abort),
+	           dropping patches upstream already carries
+	drop       record that upstream carries a patch (Upstream-Status: applied v)
+	status     read-only: how each patch fares against newer upstream versions
+	export     upstream-ready commits: a branch per patch and an mbox for git am
 	sandbox    run a command inside the private network/mount/pid sandbox
 
 Run 'nomadfork <command> -h' for a command's flags. Commands run in the
@@ -55,6 +60,10 @@ var commands = []command{
 	{"build", "[-o file]", runBuild},
 	{"test", "[-v] [-race=false] [-retry=true]", runTest},
 	{"baseline", "[-v]", runBaseline},
+	{"rebase", "-onto <version> | -continue | -abort", runRebase},
+	{"drop", "<patch> -applied-upstream <version> [-pr <url>]", runDrop},
+	{"status", "-against <versions>", runStatus},
+	{"export", "[-o dir] [-verify]", runExport},
 	{"sandbox", "-- command [args...]", runSandbox},
 }
 

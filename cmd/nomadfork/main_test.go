@@ -23,10 +23,10 @@ const (
 
 // upstreamFiles is a tiny upstream shaped like Nomad: a main module whose
 // go.mod replaces a nested api module it does not ship.
-func upstreamFiles(prelude int, f10 string) map[string]string {
+func upstreamFiles(prelude int, edits ...string) map[string]string {
 	lib := fixture.Lib("lib", 30)
-	if f10 != "" {
-		lib = strings.Replace(lib, "func F10() int { return 10 }", f10, 1)
+	for i := 0; i+1 < len(edits); i += 2 {
+		lib = strings.Replace(lib, edits[i], edits[i+1], 1)
 	}
 	return map[string]string{
 		"go.mod": "module example.com/up\n\ngo 1.21\n\nrequire example.com/up/api v0.0.0\n\nreplace example.com/up/api => ./api\n",
@@ -53,14 +53,25 @@ func newProject(t *testing.T) *project {
 	p := &project{t: t, dir: t.TempDir(), proxy: fixture.NewProxy(t)}
 	when := time.Date(2023, 4, 4, 20, 9, 50, 0, time.UTC)
 	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.0.0", Time: when, Files: upstreamFiles(0, "")})
-	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.0.1", Time: when, Files: upstreamFiles(3, "")})
+	// v1.0.1's nested module is found as the pseudo-version of its commit;
+	// the others through targets.json.
+	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.0.1", Time: time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC),
+		Commit: "abcdefabcdef0123456789abcdefabcdef012345", Files: upstreamFiles(3, "")})
 	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.0.2", Time: when,
-		Files: upstreamFiles(0, "func F10() int { return 10 + 0 } // changed upstream")})
+		Files: upstreamFiles(0, "func F10() int { return 10 }", "func F10() int { return 10 + 0 } // changed upstream")})
+	// v1.1.0 changes a line next to F5: exact application fails, a 3-way
+	// merge succeeds.
+	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.1.0", Time: when,
+		Files: upstreamFiles(0, "// F6 returns 6.", "// F6 returns six.")})
+	// v1.2.0 carries the change of the F5 patch.
+	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.2.0", Time: when,
+		Files: upstreamFiles(0, "return 5 }", "return 50 }")})
 	p.proxy.Add(t, fixture.Module{Path: apiPath, Version: apiVersion, Time: when, Files: map[string]string{
 		"go.mod": "module example.com/up/api\n\ngo 1.21\n",
 		"api.go": "package api\n\n// Name names the api.\nconst Name = \"api\"\n",
 	}})
 	p.pin("v1.0.0", true)
+	p.write("targets.json", `{"v1.0.2": {"example.com/up/api": "`+apiVersion+`"}, "v1.1.0": {"example.com/up/api": "`+apiVersion+`"}, "v1.2.0": {"example.com/up/api": "`+apiVersion+`"}}`)
 	p.write("CHANGELOG.md", "# Changelog\n\n## v1.0.0+fork.1\n")
 	return p
 }

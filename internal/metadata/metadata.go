@@ -4,6 +4,7 @@
 //	Upstream-Status: pending | submitted <url> | applied <version> | inappropriate <reason>
 //	Origin: <where the change comes from>
 //	Bug: <url of an upstream issue>   (optional, repeatable)
+//	Release-Note: improvement | bug | …  (optional; the .changelog entry type, default improvement)
 package metadata
 
 import (
@@ -196,10 +197,32 @@ func (p *Patch) Lint() []error {
 	default:
 		errs = append(errs, fmt.Errorf("Origin appears %d times; keep one", len(origins)))
 	}
+	if _, err := p.ReleaseNote(); err != nil {
+		errs = append(errs, err)
+	}
 	for _, b := range p.Values("Bug") {
 		if err := checkURL(b); err != nil {
 			errs = append(errs, fmt.Errorf("Bug: %v", err))
 		}
 	}
 	return errs
+}
+
+// ReleaseNotes are the changelog entry types upstream Nomad uses in
+// .changelog/<id>.txt files.
+var ReleaseNotes = []string{"improvement", "bug", "feature", "breaking-change", "security", "deprecation"}
+
+// ReleaseNote returns the type of the patch's changelog entry: the
+// Release-Note trailer, or improvement.
+func (p *Patch) ReleaseNote() (string, error) {
+	vs := p.Values("Release-Note")
+	if len(vs) == 0 {
+		return "improvement", nil
+	}
+	for _, k := range ReleaseNotes {
+		if vs[0] == k {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("Release-Note %q: want one of %s", vs[0], strings.Join(ReleaseNotes, ", "))
 }

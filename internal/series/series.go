@@ -149,13 +149,14 @@ var ErrEmpty = errors.New("refusing to delete every patch")
 
 // Write makes dir hold exactly files: each file is written atomically and
 // only if its content changed, then patch files not in files are removed.
-// It refuses to replace a non-empty series with an empty one.
-func Write(dir string, files []File) ([]Change, error) {
+// It refuses to replace a non-empty series with an empty one unless
+// allowEmpty is set.
+func Write(dir string, files []File, allowEmpty bool) ([]Change, error) {
 	existing, err := List(dir)
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 && len(existing) > 0 {
+	if len(files) == 0 && len(existing) > 0 && !allowEmpty {
 		return nil, fmt.Errorf("%w in %s: the work tree has no commits after the base; "+
 			"if you really mean to empty the series, delete the files by hand", ErrEmpty, dir)
 	}

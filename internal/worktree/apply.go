@@ -303,3 +303,36 @@ func (t *Tree) conflict(ctx context.Context, name, output string) error {
 	sort.Strings(e.Files)
 	return e
 }
+
+// Unexported returns the names of the work tree's commits that differ from
+// patches/ and were not recorded as applied: the work a reset would lose.
+func (t *Tree) Unexported(ctx context.Context, patches []series.Patch) ([]string, error) {
+	state, err := t.LoadState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	head, err := t.Head(ctx)
+	if err != nil || head == "" {
+		return nil, err
+	}
+	base, err := t.Base(ctx)
+	if err != nil || base == "" {
+		return nil, err
+	}
+	files, err := series.Export(ctx, t.Repo, base, "HEAD")
+	if err != nil {
+		return nil, err
+	}
+	matched, err := series.Matching(files, patches)
+	if err != nil {
+		return nil, err
+	}
+	if head == state.Applied && len(state.Resolved) == 0 {
+		return nil, nil
+	}
+	var names []string
+	for _, f := range files[matched:] {
+		names = append(names, f.Name)
+	}
+	return names, nil
+}

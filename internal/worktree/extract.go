@@ -49,7 +49,7 @@ func (t *Tree) Extract(ctx context.Context, dir string) ([]series.Change, error)
 	if err != nil {
 		return nil, err
 	}
-	changes, err := series.Write(dir, files)
+	changes, err := series.Write(dir, files, false)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,118 @@
+package rebase
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/worktree"
+)
+
+// Column is how the series fares against one upstream version.
+type Column struct {
+	Version  string
+	Notes    []string
+	Outcomes []Outcome
+}
+
+// Status tries the series against each version in scratch work trees and
+// returns one column per version. It changes neither the pin, nor
+// patches/, nor the work tree's files or branches.
+func Status(ctx context.Context, t *worktree.Tree, cur *pin.Pin, versions []string, targets upstream.Targets, patches []series.Patch, scratch string, log io.Writer) ([]Column, error) {
+	if err := t.Init(ctx); err != nil {
+		return nil, err
+	}
+	var cols []Column
+	for _, v := range versions {
+		_, mods, notes, err := upstream.Resolve(ctx, cur, v, targets, nil, true, log)
+		if err != nil {
+			return nil, err
+		}
+		base, err := t.ImportBase(ctx, mods)
+		if err != nil {
+			return nil, err
+		}
+		col, err := tryAll(ctx, t.Repo, base, v, patches, filepath.Join(scratch, v))
+		if err != nil {
+			return nil, err
+		}
+		col.Notes = notes
+		cols = append(cols, col)
+	}
+	return cols, nil
+}
+
+func tryAll(ctx context.Context, repo *git.Repo, base, version string, patches []series.Patch, dir string) (Column, error) {
+	col := Column{Version: version}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return col, err
+	}
+	_ = os.RemoveAll(abs)
+	if _, err := repo.Run(ctx, "worktree", "prune"); err != nil {
+		return col, err
+	}
+	if _, err := repo.Run(ctx, "worktree", "add", "--quiet", "--detach", "--force", abs, base); err != nil {
+		return col, err
+	}
+	defer repo.Run(context.Background(), "worktree", "remove", "--force", abs)
+	wt := &git.Repo{Dir: abs}
+	var after string
+	for _, p := range patches {
+		out, err := Try(ctx, wt, p, version)
+		if err != nil {
+			return col, err
+		}
+		if out.Kind == Conflict {
+			if _, err := wt.Run(ctx, "am", "--abort"); err != nil {
+				return col, err
+			}
+		}
+		if after != "" {
+			out.Detail = strings.TrimSpace(out.Detail + " (tried without " + after + ")")
+		}
+		if out.Kind == Conflict && after == "" {
+			after = p.Name
+		}
+		col.Outcomes = append(col.Outcomes, out)
+	}
+	return col, nil
+}
+
+// Table renders columns as a Markdown table, a row per patch.
+func Table(cols []Column, patches []series.Patch) string {
+	var b strings.Builder
+	b.WriteString("| patch |")
+	for _, c := range cols {
+		b.WriteString(" " + c.Version + " |")
+	}
+	b.WriteString("\n|---|")
+	for range cols {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for i, p := range patches {
+		fmt.Fprintf(&b, "| %s |", p.Name)
+		for _, c := range cols {
+			cell := c.Outcomes[i].Cell()
+			if strings.Contains(c.Outcomes[i].Detail, "tried without") {
+				cell += " *"
+			}
+			b.WriteString(" " + cell + " |")
+		}
+		b.WriteString("\n")
+	}
+	for _, c := range cols {
+		for _, n := range c.Notes {
+			fmt.Fprintf(&b, "\n%s: %s", c.Version, n)
+		}
+	}
+	return b.String()
+}

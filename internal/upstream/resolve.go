@@ -1,0 +1,110 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
+)
+
+// TargetsFile names the file that records, per upstream version, nested
+// module versions that cannot be derived from the proxy's metadata.
+const TargetsFile = "targets.json"
+
+// Targets maps an upstream version to nested module path → version.
+type Targets map[string]map[string]string
+
+// LoadTargets reads the targets file; a missing file is empty.
+func LoadTargets(file string) (Targets, error) {
+	data, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return Targets{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var t Targets
+	if err := json.Unmarshal(data, &t); err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", file, err)
+	}
+	return t, nil
+}
+
+// PseudoVersion returns the v0.0.0 pseudo-version of a commit, the form the
+// Go module proxy serves nested modules of an untagged commit in.
+func PseudoVersion(m *Module) (string, error) {
+	if len(m.Commit) < 12 || m.Time.IsZero() {
+		return "", fmt.Errorf("the proxy does not tell the commit of %s", m.Module)
+	}
+	return "v0.0.0-" + m.Time.UTC().Format("20060102150405") + "-" + m.Commit[:12], nil
+}
+
+// Resolve downloads upstream version of cur's main module and the nested
+// modules cur has, and returns the pin for it. Nested versions come from
+// overrides, then targets, then the pseudo-version of the tag's commit.
+// Checksums are the ones the go command verified against the checksum
+// database.
+//
+// With keepNested set, a nested module that cannot be obtained verified is
+// replaced by cur's (which the pin verifies) and a note says so; status
+// reports use this, since the series does not patch nested modules.
+func Resolve(ctx context.Context, cur *pin.Pin, version string, targets Targets, overrides map[string]string, keepNested bool, w io.Writer) (*pin.Pin, []*Module, []string, error) {
+	var notes []string
+	main := pin.Module{Path: cur.Module.Path, Version: version}
+	fmt.Fprintf(w, "downloading %s\n", main)
+	m, err := Download(ctx, main)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	next := &pin.Pin{Module: pin.Module{Path: main.Path, Version: version, Sum: m.Sum}}
+	m.Module.Sum = m.Sum
+	mods := []*Module{m}
+	for _, n := range cur.Nested {
+		v := overrides[n.Path]
+		if v == "" {
+			v = targets[version][n.Path]
+		}
+		if v == "" {
+			if v, err = PseudoVersion(m); err != nil {
+				return nil, nil, nil, fmt.Errorf("%w; give the version of %s with -nested %s@<version> or in %s", err, n.Path, n.Path, TargetsFile)
+			}
+		}
+		want := pin.Module{Path: n.Path, Version: v, Dir: n.Dir}
+		fmt.Fprintf(w, "downloading %s\n", want)
+		got, err := Download(ctx, want)
+		if err != nil && keepNested {
+			fmt.Fprintf(w, "note: %s is not available verified; using %s for %s/\n", want, n, n.Dir)
+			notes = append(notes, fmt.Sprintf("%s/ from %s (the target's %s is not available verified)", n.Dir, n, n.Path))
+			want = n
+			got, err = Download(ctx, want)
+			if err == nil {
+				err = verify(want, got)
+			}
+		}
+		if err != nil {
+			if strings.Contains(err.Error(), "sumdb") || strings.Contains(err.Error(), "not available") || strings.Contains(err.Error(), "verifying") {
+				err = fmt.Errorf("%w\nthe checksum database does not vouch for %s; nomadfork never pins an unverified module: "+
+					"find a verified version of %s for %s and pass it with -nested or record it in %s", err, want, n.Path, version, TargetsFile)
+			}
+			return nil, nil, nil, err
+		}
+		want.Sum = got.Sum
+		got.Module = want
+		next.Nested = append(next.Nested, want)
+		mods = append(mods, got)
+	}
+	if err := next.Validate(); err != nil {
+		return nil, nil, nil, err
+	}
+	for i, want := range next.Modules() {
+		if err := verify(want, mods[i]); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return next, mods, notes, nil
+}
