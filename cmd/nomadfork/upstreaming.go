@@ -262,4 +262,3 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	}
 	return nil
 }
-
