@@ -131,7 +131,7 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	err = progress.Step(e.stdout, fmt.Sprintf("building %s (Nomad %s+%s, revision %s)", *out, p.Version(), release, stamp.Revision), func() error {
-		return build.Nomad(ctx, t.Dir, *out, stamp, true)
+		return build.Nomad(ctx, t.Dir, *out, stamp)
 	})
 	if err != nil {
 		return err
@@ -181,7 +181,7 @@ func (r *testRun) prepare(ctx context.Context) (*suite.Suite, error) {
 		return nil, err
 	}
 	err := progress.Step(r.e.stdout, "building the tree's nomad for helper/subproc", func() error {
-		return build.Nomad(ctx, r.dir, filepath.Join(r.binDir, "nomad"), r.stamp, false)
+		return build.Nomad(ctx, r.dir, filepath.Join(r.binDir, "nomad"), r.stamp)
 	})
 	return s, err
 }

@@ -56,10 +56,18 @@ func StampOf(ctx context.Context, repo *git.Repo, metadata string) (Stamp, error
 	return s, nil
 }
 
-// Nomad builds the nomad binary of the tree at dir into out. Release builds
-// use -trimpath, so the binary holds no paths of the build machine; test
-// builds do not, so they share the build cache with `go test`.
-func Nomad(ctx context.Context, dir, out string, s Stamp, release bool) error {
+// GoEnv is the environment for every go command run on a Nomad tree:
+// no workspace, no VCS stamping (the version is set with -ldflags), and
+// -trimpath, so builds hold no paths of the machine and identical packages
+// in different trees (work tree, check, baseline, bench) share the build
+// cache.
+func GoEnv(extra ...string) []string {
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-trimpath -buildvcs=false")
+	return append(env, extra...)
+}
+
+// Nomad builds the nomad binary of the tree at dir into out.
+func Nomad(ctx context.Context, dir, out string, s Stamp) error {
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		return err
@@ -67,13 +75,9 @@ func Nomad(ctx context.Context, dir, out string, s Stamp, release bool) error {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return err
 	}
-	args := []string{"build", "-buildvcs=false", "-ldflags", s.LDFlags(), "-o", abs}
-	if release {
-		args = append(args, "-trimpath")
-	}
-	cmd := exec.CommandContext(ctx, "go", append(args, ".")...)
+	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", s.LDFlags(), "-o", abs, ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "CGO_ENABLED=1")
+	cmd.Env = GoEnv()
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {

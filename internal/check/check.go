@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/metadata"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
@@ -256,7 +257,7 @@ func oneLine(s string) string {
 func goCmd(ctx context.Context, dir string, log io.Writer, args ...string) error {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false")
+	cmd.Env = build.GoEnv()
 	var stderr bytes.Buffer
 	cmd.Stdout = log
 	cmd.Stderr = &stderr
@@ -273,7 +274,7 @@ var vetLineRE = regexp.MustCompile(`^(?:vet: )?(.+?\.go):[0-9]+(?::[0-9]+)?: (.*
 func vet(ctx context.Context, dir string, pkgs []string) (map[string]int, error) {
 	cmd := exec.CommandContext(ctx, "go", append([]string{"vet"}, pkgs...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false")
+	cmd.Env = build.GoEnv()
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/metadata"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
@@ -171,7 +172,7 @@ func Verify(ctx context.Context, repo *git.Repo, base, mbox, dir string, log io.
 	fmt.Fprintf(log, "the mbox applies with plain `git am` onto upstream in %s\n", abs)
 	cmd := exec.CommandContext(ctx, "go", "build", "./...")
 	cmd.Dir = abs
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false")
+	cmd.Env = build.GoEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("the exported tree does not build: %v\n%s", err, out)
 	}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/gotest"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/sandbox"
 )
@@ -46,7 +47,7 @@ type Invocation struct {
 func (s *Suite) Download(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, "go", "mod", "download")
 	cmd.Dir = s.Dir
-	cmd.Env = append(os.Environ(), "GOWORK=off")
+	cmd.Env = build.GoEnv()
 	cmd.Stdout, cmd.Stderr = s.Log, s.Log
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("downloading test modules of %s: %w", s.Dir, err)
@@ -59,7 +60,7 @@ func (s *Suite) List(ctx context.Context, patterns ...string) ([]string, error) 
 	args := append([]string{"list", "-e", "-f", "{{.ImportPath}}"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = s.Dir
-	cmd.Env = append(os.Environ(), "GOWORK=off")
+	cmd.Env = build.GoEnv()
 	cmd.Stderr = s.Log
 	out, err := cmd.Output()
 	if err != nil {
@@ -88,7 +89,7 @@ func (s *Suite) Run(ctx context.Context, inv Invocation, rep *gotest.Report) err
 		return err
 	}
 	cmd.Dir = s.Dir
-	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "GOWORK=off", "GOFLAGS=-mod=mod")
+	cmd.Env = build.GoEnv("PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"))
 	cmd.Stdout = nil
 	cmd.Stderr = s.Log
 	stdout, err := cmd.StdoutPipe()
