@@ -110,6 +110,7 @@ var reasons = []struct {
 	{regexp.MustCompile(`(?i)"?consul"?: executable file not found|consul.*not found in \$PATH|failed to start consul`), "needs a consul binary, not installed"},
 	{regexp.MustCompile(`(?i)"?vault"?: executable file not found|vault.*not found|failed to start vault`), "needs a vault binary, not installed"},
 	{regexp.MustCompile(`(?i)envoy`), "needs envoy, not installed"},
+	{regexp.MustCompile(`raw\.githubusercontent\.com|dial tcp [^ ]*: connect: network is unreachable|no such host`), "needs the internet; the sandbox has no network"},
 	{regexp.MustCompile(`(?i)failed to find plugin|cni`), "needs CNI plugins, not installed"},
 	{regexp.MustCompile(`(?i)landlock`), "landlock is not available in this kernel/sandbox"},
 	{regexp.MustCompile(`(?i)bridge`), "bridge networking is not available in the sandbox"},
@@ -127,17 +128,28 @@ func Reason(r Result) string {
 			return k.reason
 		}
 	}
+	// Prefer the assertion's message over log lines.
+	for _, prefix := range []string{"Error:", "panic:", "Messages:"} {
+		for _, line := range r.Output {
+			if s := strings.TrimSpace(line); strings.HasPrefix(s, prefix) {
+				return clip(s)
+			}
+		}
+	}
 	for _, line := range r.Output {
 		s := strings.TrimSpace(line)
-		if strings.HasPrefix(s, "---") || strings.HasPrefix(s, "===") || s == "" {
+		if strings.HasPrefix(s, "---") || strings.HasPrefix(s, "===") || s == "" || logLineRE.MatchString(s) {
 			continue
 		}
-		if strings.Contains(strings.ToLower(s), "error") || strings.Contains(s, "panic") || strings.Contains(s, "expected") {
+		if strings.Contains(strings.ToLower(s), "error") || strings.Contains(s, "expected") {
 			return clip(s)
 		}
 	}
 	return "failed without an error message (see `nomadfork baseline` output)"
 }
+
+// logLineRE matches hclog lines, which rarely explain a failure.
+var logLineRE = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z? \[`)
 
 func clip(s string) string {
 	s = strings.ReplaceAll(s, "\t", " ")
