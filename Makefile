@@ -1,5 +1,7 @@
 # Thin entry points; the logic lives in cmd/nomadfork.
 NOMADFORK := bin/nomadfork
+# Newer upstream versions `make test` reports the series against.
+STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
 
 .PHONY: all deps tool apply build check test test-tool clean
 
@@ -30,6 +32,7 @@ test-tool:
 test: deps test-tool apply
 	$(NOMADFORK) check
 	$(NOMADFORK) test
+	$(NOMADFORK) status -against $(STATUS_AGAINST)
 
 clean:
 	rm -rf bin out
