@@ -42,6 +42,8 @@ Commands:
 	status     read-only: how each patch fares against newer upstream versions
 	export     upstream-ready commits: a branch per patch and an mbox for git am
 	sandbox    run a command inside the private network/mount/pid sandbox
+	bench      measure alloc-update and Raft traffic and deployment times of a
+	           real cluster in the sandbox: upstream, the fork, v1.6.1
 
 Run 'nomadfork <command> -h' for a command's flags. Commands run in the
 repository's top directory (the one holding upstream.json); -C changes it.
@@ -65,11 +67,15 @@ var commands = []command{
 	{"status", "-against <versions>", runStatus},
 	{"export", "[-o dir] [-verify]", runExport},
 	{"sandbox", "-- command [args...]", runSandbox},
+	{"bench", benchUsage, runBench},
 }
 
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
 		os.Exit(sandbox.Init(os.Args[2:]))
+	}
+	if len(os.Args) > 1 && os.Args[1] == benchRunArg {
+		os.Exit(benchScenarioMain(os.Args[2:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -1,0 +1,244 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/worktree"
+)
+
+// Binary is a nomad binary the bench runs, with the label its figures are
+// reported under.
+type Binary struct {
+	Label string `json:"label"`
+	Path  string `json:"path"`
+	// Source says what the binary was built from: a commit of the work
+	// tree's repository, or "external" for a variant given by path.
+	Source string `json:"source"`
+	// Variant marks binaries given with -variant.
+	Variant bool `json:"variant,omitempty"`
+}
+
+// Builder builds or reuses the bench's binaries. It never changes the work
+// tree's files, branches or HEAD: it only adds linked work trees and
+// imports commits (which move no refs).
+type Builder struct {
+	// Tree is the work tree (nomad/).
+	Tree *worktree.Tree
+	// Pin is the pinned upstream.
+	Pin *pin.Pin
+	// Targets gives nested module versions of other upstream versions.
+	Targets upstream.Targets
+	// ForkRelease is the fork's version metadata, such as fork.1.
+	ForkRelease string
+	// Dir is the bench's output directory (out/bench): sources go to
+	// Dir/src/<label>, binaries to Dir/bin/<label>/nomad.
+	Dir string
+	Log io.Writer
+}
+
+// buildMeta is recorded next to each built binary; a binary is reused when
+// its meta equals the one a build would record.
+type buildMeta struct {
+	Commit   string            `json:"commit"`
+	Metadata string            `json:"metadata,omitempty"`
+	Version  string            `json:"version,omitempty"`
+	Nested   map[string]string `json:"nested,omitempty"`
+}
+
+func (m buildMeta) equal(o buildMeta) bool {
+	if m.Commit != o.Commit || m.Metadata != o.Metadata || m.Version != o.Version || len(m.Nested) != len(o.Nested) {
+		return false
+	}
+	for k, v := range m.Nested {
+		if o.Nested[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func (b *Builder) binPath(label string) string {
+	return filepath.Join(b.Dir, "bin", label, "nomad")
+}
+
+func (b *Builder) loadMeta(label string) (buildMeta, bool) {
+	var m buildMeta
+	if _, err := os.Stat(b.binPath(label)); err != nil {
+		return m, false
+	}
+	data, err := os.ReadFile(b.binPath(label) + ".json")
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return m, false
+	}
+	return m, true
+}
+
+func (b *Builder) saveMeta(label string, m buildMeta) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(b.binPath(label)+".json", append(data, '\n'), 0o644)
+}
+
+// Base builds (or reuses) the unpatched upstream commit.
+func (b *Builder) Base(ctx context.Context) (Binary, error) {
+	commit, err := b.Tree.Base(ctx)
+	if err != nil {
+		return Binary{}, err
+	}
+	if commit == "" {
+		return Binary{}, errors.New("the work tree has no upstream branch: run `nomadfork apply` first")
+	}
+	label := BaseLabel
+	return b.buildCommit(ctx, label, commit, buildMeta{Commit: commit})
+}
+
+// Fork builds (or reuses) the work tree's HEAD commit. Uncommitted changes
+// in nomad/ are not part of it: it builds HEAD in a linked work tree.
+func (b *Builder) Fork(ctx context.Context) (Binary, error) {
+	commit, err := b.Tree.Head(ctx)
+	if err != nil {
+		return Binary{}, err
+	}
+	if commit == "" {
+		return Binary{}, errors.New("the work tree has no HEAD: run `nomadfork apply` first")
+	}
+	if stopped, err := b.Tree.AmInProgress(ctx); err == nil && stopped {
+		fmt.Fprintf(b.Log, "note: an apply is stopped in %s; the fork binary is its HEAD %s, which may lack patches\n", b.Tree.Dir, short(commit))
+	}
+	if dirty, err := b.Tree.Repo.Status(ctx); err == nil && len(dirty) > 0 {
+		fmt.Fprintf(b.Log, "note: %s has uncommitted changes; the fork binary is built from HEAD %s without them\n", b.Tree.Dir, short(commit))
+	}
+	return b.buildCommit(ctx, ForkLabel, commit, buildMeta{Commit: commit, Metadata: b.ForkRelease})
+}
+
+// Upstream builds (or reuses) another upstream version, downloaded and
+// verified through the Go module proxy, imported as a commit object of the
+// work tree's repository. Its code is only built and run.
+func (b *Builder) Upstream(ctx context.Context, version string) (Binary, error) {
+	label := version
+	want := buildMeta{Version: version, Nested: map[string]string{}}
+	for _, n := range b.Pin.Nested {
+		want.Nested[n.Path] = b.Targets[version][n.Path]
+	}
+	if have, ok := b.loadMeta(label); ok && have.Commit != "" {
+		want.Commit = have.Commit
+		if have.equal(want) {
+			fmt.Fprintf(b.Log, "reusing %s (upstream %s, commit %s)\n", b.binPath(label), version, short(have.Commit))
+			return Binary{Label: label, Path: b.binPath(label), Source: have.Commit}, nil
+		}
+	}
+	var commit string
+	err := progress.Step(b.Log, "downloading and importing upstream "+version, func() error {
+		_, mods, _, err := upstream.Resolve(ctx, b.Pin, version, b.Targets, nil, false, b.Log)
+		if err != nil {
+			return err
+		}
+		commit, err = b.Tree.ImportBase(ctx, mods)
+		return err
+	})
+	if err != nil {
+		return Binary{}, err
+	}
+	want.Commit = commit
+	return b.buildCommit(ctx, label, commit, want)
+}
+
+// buildCommit checks commit out in the linked work tree Dir/src/<label> and
+// builds it, unless the binary of the same meta exists.
+func (b *Builder) buildCommit(ctx context.Context, label, commit string, want buildMeta) (Binary, error) {
+	bin := Binary{Label: label, Path: b.binPath(label), Source: commit}
+	if have, ok := b.loadMeta(label); ok && have.equal(want) {
+		fmt.Fprintf(b.Log, "reusing %s (commit %s)\n", bin.Path, short(commit))
+		return bin, nil
+	}
+	src := filepath.Join(b.Dir, "src", label)
+	if err := b.checkout(ctx, src, commit); err != nil {
+		return bin, err
+	}
+	wt := &git.Repo{Dir: src}
+	stamp, err := build.StampOf(ctx, wt, want.Metadata)
+	if err != nil {
+		return bin, err
+	}
+	_ = os.Remove(bin.Path + ".json")
+	err = progress.Step(b.Log, fmt.Sprintf("building %s nomad (commit %s) into %s", label, short(commit), bin.Path), func() error {
+		return build.Nomad(ctx, src, bin.Path, stamp)
+	})
+	if err != nil {
+		return bin, err
+	}
+	return bin, b.saveMeta(label, want)
+}
+
+// checkout makes dir a linked work tree of the repository at commit.
+func (b *Builder) checkout(ctx context.Context, dir, commit string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	repo := b.Tree.Repo
+	wt := &git.Repo{Dir: abs}
+	if wt.IsRepo(ctx) {
+		head, _ := wt.ResolveCommit(ctx, "HEAD")
+		if head == commit {
+			if dirty, err := wt.Status(ctx); err == nil && len(dirty) == 0 {
+				return nil
+			}
+		}
+		if _, err := wt.Run(ctx, "checkout", "--quiet", "--force", "--detach", commit); err != nil {
+			return err
+		}
+		_, err := wt.Run(ctx, "clean", "--quiet", "-fdx")
+		return err
+	}
+	if err := os.RemoveAll(abs); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return err
+	}
+	if _, err := repo.Run(ctx, "worktree", "prune"); err != nil {
+		return err
+	}
+	_, err = repo.Run(ctx, "worktree", "add", "--quiet", "--detach", "--force", abs, commit)
+	return err
+}
+
+// External checks a variant binary given by path. It is never run outside
+// the sandbox, so only its existence and mode are checked here.
+func External(label, path string) (Binary, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Binary{}, err
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return Binary{}, fmt.Errorf("variant %s: %w", label, err)
+	}
+	if fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return Binary{}, fmt.Errorf("variant %s: %s is not an executable file", label, abs)
+	}
+	return Binary{Label: label, Path: abs, Source: "external", Variant: true}, nil
+}
+
+func short(commit string) string {
+	c := strings.TrimSuffix(commit, "+CHANGES")
+	if len(c) > 12 {
+		c = c[:12]
+	}
+	return c
+}

@@ -1,0 +1,50 @@
+// Package bench measures the alloc-update and Raft traffic of a real Nomad
+// cluster (1 server, 3 clients, mock driver) for several nomad binaries:
+// unpatched upstream, the fork and a newer upstream version. One scenario
+// runs per sandbox; the tool aggregates the runs into a table, a JSON file
+// and PNG charts.
+package bench
+
+// Labels of the binaries the bench builds itself.
+const (
+	BaseLabel = "v1.5.3"
+	ForkLabel = "fork"
+	// RefVersion is the newer upstream version the fork is compared with.
+	RefVersion = "v1.6.1"
+)
+
+// Server metrics, read from the server's cumulative counters at
+// /v1/metrics?format=prometheus (Nomad's telemetry prefix "nomad" plus
+// the go-metrics key joined with "_"). A summary's figure is its count.
+const (
+	// MetricUpdateAlloc is the summary of Node.UpdateAlloc RPCs the server
+	// handled.
+	MetricUpdateAlloc = "nomad_nomad_client_update_alloc"
+	// MetricRaftApply counts Raft applies.
+	MetricRaftApply = "nomad_raft_apply"
+	// MetricFSMAllocClientUpdate is the summary of the FSM's applies of
+	// AllocClientUpdate log entries.
+	MetricFSMAllocClientUpdate = "nomad_nomad_fsm_alloc_client_update"
+)
+
+// Client metrics only the fork's clients expose, read from each client's
+// own /v1/metrics?format=prometheus and summed over the clients. They are
+// absent on upstream versions, whose figures are then "n/a".
+const (
+	// MetricClientUpdateRPCs counts Node.UpdateAlloc RPCs a client sent,
+	// labelled by what triggered them.
+	MetricClientUpdateRPCs = "nomad_client_allocations_update_rpcs"
+	LabelTrigger           = "trigger"
+	// MetricClientUpdatesSent counts alloc updates a client sent,
+	// labelled by priority.
+	MetricClientUpdatesSent = "nomad_client_allocations_updates_sent"
+	LabelPriority           = "priority"
+	// MetricClientUpdatesBuffered is a gauge of updates waiting to be sent.
+	MetricClientUpdatesBuffered = "nomad_client_allocations_updates_buffered"
+)
+
+// Label values of the fork's client metrics, in report order.
+var (
+	Triggers   = []string{"urgent", "tick", "retry"}
+	Priorities = []string{"urgent", "typical"}
+)

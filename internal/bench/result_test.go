@@ -1,0 +1,48 @@
+package bench
+
+import (
+	"testing"
+	"time"
+)
+
+func TestDiff(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	two := 2.0
+	a := Snapshot{
+		At:          t0,
+		Server:      map[string]float64{MetricUpdateAlloc: 10, MetricRaftApply: 50},
+		ServerCPU:   CPU{Self: 1, Tree: 1},
+		ClientCPU:   CPU{Self: 3, Tree: 7},
+		Transitions: 4,
+	}
+	b := Snapshot{
+		At:             t0.Add(12 * time.Second),
+		Server:         map[string]float64{MetricUpdateAlloc: 110, MetricRaftApply: 20, MetricFSMAllocClientUpdate: 90},
+		ServerCPU:      CPU{Self: 2.5, Tree: 2.5},
+		ClientCPU:      CPU{Self: 5, Tree: 12},
+		Transitions:    604,
+		ClientRPCs:     map[string]float64{"urgent": 70, "tick": 25},
+		ClientSent:     map[string]float64{"urgent": 300},
+		ClientBuffered: &two,
+	}
+	p := Diff(PhaseInitial, a, b)
+	if p.Seconds != 12 || p.UpdateAllocRPCs != 100 || p.FSMAllocClientUpdates != 90 {
+		t.Errorf("diff %+v", p)
+	}
+	if p.RaftApplies != 20 || len(p.Notes) != 1 {
+		t.Errorf("a reset counter counts from the reset and is noted: %v %v", p.RaftApplies, p.Notes)
+	}
+	if p.ServerCPU != 1.5 || p.ClientCPU != 2 || p.ClientTreeCPU != 5 || p.Transitions != 600 {
+		t.Errorf("cpu/transitions %+v", p)
+	}
+	if p.ClientRPCs["urgent"] != 70 || p.ClientRPCs["tick"] != 25 || p.ClientRPCs["retry"] != 0 {
+		t.Errorf("client rpcs %v", p.ClientRPCs)
+	}
+	if p.ClientSent["typical"] != 0 || p.ClientSent["urgent"] != 300 || *p.ClientBuffered != 2 {
+		t.Errorf("client sent %v", p.ClientSent)
+	}
+	up := Diff(PhaseRolling, Snapshot{Server: map[string]float64{}}, Snapshot{Server: map[string]float64{}})
+	if up.ClientRPCs != nil || up.ClientSent != nil || up.ClientBuffered != nil {
+		t.Errorf("upstream phases have no client metrics: %+v", up)
+	}
+}

@@ -1,0 +1,30 @@
+package bench
+
+import (
+	"testing"
+	"time"
+)
+
+func TestTransitions(t *testing.T) {
+	started := map[string]*TaskState{"task": {State: "dead", StartedAt: time.Unix(100, 0)}}
+	never := map[string]*TaskState{"task": {State: "dead"}}
+	allocs := []AllocStub{
+		{ClientStatus: ClientPending},
+		{ClientStatus: ClientRunning, TaskStates: started},
+		{ClientStatus: ClientComplete, TaskStates: started}, // pending → running → complete
+		{ClientStatus: ClientComplete, TaskStates: never},   // stopped before it started
+		{ClientStatus: ClientFailed, TaskStates: nil},
+		{ClientStatus: ClientLost, TaskStates: started},
+	}
+	want := []int{0, 1, 2, 1, 1, 2}
+	sum := 0
+	for i, a := range allocs {
+		if got := AllocTransitions(a); got != want[i] {
+			t.Errorf("alloc %d (%s): %d transitions, want %d", i, a.ClientStatus, got, want[i])
+		}
+		sum += want[i]
+	}
+	if got := Transitions(allocs); got != sum {
+		t.Errorf("Transitions = %d, want %d", got, sum)
+	}
+}
