@@ -22,7 +22,28 @@ type Known struct {
 type Baseline struct {
 	// Header is a comment describing how the list was made.
 	Header []string
-	Tests  []Known
+	// Packages lists the packages the run covered, when it was not a
+	// whole tree (the race baseline covers the packages the series
+	// touches). It is stored as a "# packages:" header line.
+	Packages []string
+	Tests    []Known
+}
+
+const packagesHeader = "packages:"
+
+// Missing returns the packages of pkgs the baseline did not run.
+func (b *Baseline) Missing(pkgs []string) []string {
+	have := map[string]bool{}
+	for _, p := range b.Packages {
+		have[p] = true
+	}
+	var missing []string
+	for _, p := range pkgs {
+		if !have[p] {
+			missing = append(missing, p)
+		}
+	}
+	return missing
 }
 
 // ReadBaseline reads a baseline file: comment lines starting with #, then
@@ -37,7 +58,12 @@ func ReadBaseline(file string) (*Baseline, error) {
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if strings.HasPrefix(line, "#") {
-			b.Header = append(b.Header, strings.TrimSpace(strings.TrimPrefix(line, "#")))
+			h := strings.TrimSpace(strings.TrimPrefix(line, "#"))
+			if rest, ok := strings.CutPrefix(h, packagesHeader); ok {
+				b.Packages = strings.Fields(rest)
+				continue
+			}
+			b.Header = append(b.Header, h)
 			continue
 		}
 		if strings.TrimSpace(line) == "" {
@@ -57,6 +83,11 @@ func (b *Baseline) Write(file string) error {
 	var buf bytes.Buffer
 	for _, h := range b.Header {
 		fmt.Fprintf(&buf, "# %s\n", h)
+	}
+	if len(b.Packages) > 0 {
+		pkgs := append([]string(nil), b.Packages...)
+		sort.Strings(pkgs)
+		fmt.Fprintf(&buf, "# %s %s\n", packagesHeader, strings.Join(pkgs, " "))
 	}
 	tests := append([]Known(nil), b.Tests...)
 	sort.Slice(tests, func(i, j int) bool {

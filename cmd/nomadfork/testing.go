@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gotest"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/suite"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/worktree"
+)
+
+// clientPackages is the part of upstream's test suite the fork runs.
+const clientPackages = "./client/..."
+
+// raceBaselineFile lists the tests that fail under -race on unpatched
+// upstream, in the packages the series touches.
+func (e *env) raceBaselineFile(p *pin.Pin) string {
+	return filepath.Join(e.baseline, "client-race-"+p.Version()+".tsv")
+}
+
+// prepareSuite downloads the test modules of dir and builds its nomad onto
+// the suite's PATH.
+func prepareSuite(ctx context.Context, e *env, dir, binDir, label string, verbose bool) (*suite.Suite, error) {
+	s := &suite.Suite{Dir: dir, BinDir: binDir, Log: e.stdout, Verbose: verbose}
+	if err := progress.Step(e.stdout, "downloading test modules (before the network is cut)", func() error {
+		return s.Download(ctx)
+	}); err != nil {
+		return nil, err
+	}
+	stamp, err := build.StampOf(ctx, &git.Repo{Dir: dir}, label)
+	if err != nil {
+		return nil, err
+	}
+	err = progress.Step(e.stdout, "building the tree's nomad for helper/subproc", func() error {
+		return build.Nomad(ctx, dir, filepath.Join(binDir, "nomad"), stamp)
+	})
+	return s, err
+}
+
+// racePackages returns the import paths of the packages the series in the
+// work tree touches, as `go list` in dir names them.
+func racePackages(ctx context.Context, t *worktree.Tree, s *suite.Suite) ([]string, error) {
+	base, err := t.Base(ctx)
+	if err != nil {
+		return nil, err
+	}
+	touched, err := worktree.ChangedPackages(ctx, t.Repo, base, "HEAD")
+	if err != nil || len(touched) == 0 {
+		return nil, err
+	}
+	var existing []string
+	for _, p := range touched {
+		if _, err := os.Stat(filepath.Join(s.Dir, p)); err == nil {
+			existing = append(existing, p)
+		}
+	}
+	if len(existing) == 0 {
+		return nil, nil
+	}
+	return s.List(ctx, existing...)
+}
+
+func runTest(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "test", "[-v] [-race=false] [-retry=false] [-sim=false]")
+	verbose := fs.Bool("v", false, "print every test's output, not only failures")
+	race := fs.Bool("race", true, "also run the packages the series touches with -race")
+	retry := fs.Bool("retry", true, "run each failed test once more and report those that pass as flaky")
+	sim := fs.Bool("sim", true, "also run the tests of the sim/ module, if it exists")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	t, err := e.requireWorkTree(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := e.loadPin()
+	if err != nil {
+		return err
+	}
+	known, err := gotest.ReadBaseline(e.baselineFile(p))
+	if err != nil {
+		return err
+	}
+	binDir := filepath.Join(e.out, "test", "bin")
+	s, err := prepareSuite(ctx, e, t.Dir, binDir, "test", *verbose)
+	if err != nil {
+		return err
+	}
+	var results []namedReport
+	var baselines []*gotest.Baseline
+
+	pkgs, err := s.List(ctx, clientPackages)
+	if err != nil {
+		return err
+	}
+	rep := gotest.NewReport()
+	if err := progress.Step(e.stdout, fmt.Sprintf("go test %s (%d packages, sandboxed, skipping %d baseline failures)", clientPackages, len(pkgs), len(known.Tests)), func() error {
+		return s.RunWithBaseline(ctx, pkgs, nil, known, rep)
+	}); err != nil {
+		return err
+	}
+	results = append(results, namedReport{"go test " + clientPackages, s, nil, rep})
+	baselines = append(baselines, known)
+
+	if *race {
+		racePkgs, err := racePackages(ctx, t, s)
+		if err != nil {
+			return err
+		}
+		if len(racePkgs) > 0 {
+			raceKnown, err := gotest.ReadBaseline(e.raceBaselineFile(p))
+			if err != nil {
+				return err
+			}
+			if missing := raceKnown.Missing(racePkgs); len(missing) > 0 {
+				return fmt.Errorf("the series touches %s, which the race baseline %s does not cover; run `nomadfork baseline -race-only` to refresh it",
+					strings.Join(missing, ", "), e.raceBaselineFile(p))
+			}
+			raceRep := gotest.NewReport()
+			flags := []string{"-race"}
+			if err := progress.Step(e.stdout, fmt.Sprintf("go test -race of the %d packages the series touches (skipping %d race-baseline failures)", len(racePkgs), len(raceKnown.Tests)), func() error {
+				return s.RunWithBaseline(ctx, racePkgs, flags, raceKnown, raceRep)
+			}); err != nil {
+				return err
+			}
+			results = append(results, namedReport{"go test -race (touched packages)", s, flags, raceRep})
+			baselines = append(baselines, raceKnown)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.sim, "go.mod")); err == nil && *sim {
+		ss := &suite.Suite{Dir: e.sim, BinDir: binDir, Log: e.stdout, Verbose: *verbose}
+		if err := ss.Download(ctx); err != nil {
+			return err
+		}
+		simRep := gotest.NewReport()
+		flags := []string{"-race"}
+		if err := progress.Step(e.stdout, "go test -race ./... in sim/ (external AllocRunner consumer)", func() error {
+			return ss.Run(ctx, suite.Invocation{Packages: []string{"./..."}, Flags: flags}, simRep)
+		}); err != nil {
+			return err
+		}
+		results = append(results, namedReport{"go test -race sim/...", ss, flags, simRep})
+	}
+	return summarize(ctx, e, results, baselines, *retry)
+}
+
+type namedReport struct {
+	name  string
+	suite *suite.Suite
+	flags []string
+	rep   *gotest.Report
+}
+
+// maxRetries bounds the retries: more failures than this are not flakes.
+const maxRetries = 20
+
+// summarize prints packages, passed, failed and skipped tests of every
+// report and returns an error if anything failed (after one retry).
+func summarize(ctx context.Context, e *env, results []namedReport, baselines []*gotest.Baseline, retry bool) error {
+	w := e.stdout
+	failures := 0
+	fmt.Fprintln(w, "\n==> summary")
+	for _, r := range results {
+		passed, failed, skipped := r.rep.Select("pass"), r.rep.Select("fail"), r.rep.Select("skip")
+		fmt.Fprintf(w, "%s: %d packages, %d passed, %d failed, %d skipped\n", r.name, len(r.rep.Packages), len(passed), len(failed), len(skipped))
+		for _, s := range skipped {
+			fmt.Fprintf(w, "    skip %s: %s\n", s.Name(), gotest.SkipReason(s))
+		}
+		still := failed
+		if retry && len(failed) > 0 && len(failed) <= maxRetries {
+			var flaky []gotest.Result
+			var err error
+			flaky, still, err = r.suite.Retry(ctx, failed, r.flags)
+			if err != nil {
+				return err
+			}
+			for _, f := range flaky {
+				fmt.Fprintf(w, "    FLAKY %s: failed, then passed on retry\n", f.Name())
+			}
+		}
+		for _, f := range still {
+			failures++
+			fmt.Fprintf(w, "    FAIL %s (regression: not a baseline failure)\n", f.Name())
+			printTail(w, f.Output)
+		}
+		for _, f := range r.rep.FailedPackages() {
+			failures++
+			fmt.Fprintf(w, "    FAIL package %s\n", f.Package)
+			printTail(w, f.Output)
+		}
+	}
+	for _, b := range baselines {
+		fmt.Fprintf(w, "baseline (%s): %d tests skipped as failures of unpatched upstream:\n", firstLine(b.Header), len(b.Tests))
+		for _, k := range b.Tests {
+			fmt.Fprintf(w, "    %s.%s: %s\n", k.Package, k.Test, k.Reason)
+		}
+	}
+	if failures > 0 {
+		return fmt.Errorf("%d failure(s)", failures)
+	}
+	fmt.Fprintln(w, "test: ok")
+	return nil
+}
+
+func firstLine(lines []string) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	return lines[0]
+}
+
+func printTail(w interface{ Write([]byte) (int, error) }, lines []string) {
+	const n = 30
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for _, line := range lines {
+		fmt.Fprintf(w, "        %s\n", line)
+	}
+}
+
+func runBaseline(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "baseline", "[-v] [-race-only]")
+	verbose := fs.Bool("v", false, "print every test's output")
+	raceOnly := fs.Bool("race-only", false, "only refresh the race baseline (the packages the series touches, with -race)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	t, err := e.tree()
+	if err != nil {
+		return err
+	}
+	p, base, err := e.fetchBase(ctx, t)
+	if err != nil {
+		return err
+	}
+	scratch := filepath.Join(e.out, "baseline", "nomad")
+	if err := os.RemoveAll(scratch); err != nil {
+		return err
+	}
+	if _, err := t.Repo.Run(ctx, "worktree", "prune"); err != nil {
+		return err
+	}
+	if _, err := t.Repo.Run(ctx, "worktree", "add", "--quiet", "--detach", "--force", scratch, base); err != nil {
+		return err
+	}
+	defer t.Repo.Run(context.Background(), "worktree", "remove", "--force", scratch)
+	s, err := prepareSuite(ctx, e, scratch, filepath.Join(e.out, "baseline", "bin"), "baseline", *verbose)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(e.baseline, 0o755); err != nil {
+		return err
+	}
+	if !*raceOnly {
+		pkgs, err := s.List(ctx, clientPackages)
+		if err != nil {
+			return err
+		}
+		what := fmt.Sprintf("Top-level tests of %s that fail on unpatched %s in the nomadfork sandbox", clientPackages, p.Module)
+		if err := baselineRun(ctx, e, s, pkgs, nil, what, nil, e.baselineFile(p)); err != nil {
+			return err
+		}
+	}
+	if !t.Repo.IsRepo(ctx) {
+		return nil
+	}
+	racePkgs, err := racePackages(ctx, t, s)
+	if err != nil {
+		return err
+	}
+	if len(racePkgs) == 0 {
+		if *raceOnly {
+			return errors.New("the series touches no package that exists upstream; there is nothing to race-test")
+		}
+		return nil
+	}
+	what := fmt.Sprintf("Top-level tests that fail under -race on unpatched %s in the nomadfork sandbox, in the packages the series touches", p.Module)
+	return baselineRun(ctx, e, s, racePkgs, []string{"-race"}, what, racePkgs, e.raceBaselineFile(p))
+}
+
+// baselineRun runs pkgs with flags on upstream and writes the failures.
+func baselineRun(ctx context.Context, e *env, s *suite.Suite, pkgs, flags []string, what string, covered []string, file string) error {
+	rep := gotest.NewReport()
+	if err := progress.Step(e.stdout, fmt.Sprintf("go test %s of %d packages of unpatched upstream (sandboxed)", strings.Join(flags, " "), len(pkgs)), func() error {
+		return s.Run(ctx, suite.Invocation{Packages: pkgs, Flags: flags}, rep)
+	}); err != nil {
+		return err
+	}
+	if pf := rep.FailedPackages(); len(pf) > 0 {
+		return fmt.Errorf("package %s fails on upstream without a failing test (build failure or panic); the baseline cannot skip it:\n%s",
+			pf[0].Package, strings.Join(pf[0].Output[max(0, len(pf[0].Output)-30):], "\n"))
+	}
+	b := &gotest.Baseline{
+		Header: []string{
+			what,
+			"for environmental reasons or upstream bugs; `nomadfork test` skips exactly these (go test -skip, per package).",
+			fmt.Sprintf("Made by `nomadfork baseline` on %s with %s on %s/%s, %d CPUs: %d passed, %d failed, %d skipped.",
+				time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
+				len(rep.Select("pass")), len(rep.Select("fail")), len(rep.Select("skip"))),
+			"Format: package<TAB>test<TAB>reason.",
+		},
+		Packages: covered,
+	}
+	for _, f := range rep.Select("fail") {
+		b.Tests = append(b.Tests, gotest.Known{Package: f.Package, Test: f.Test, Reason: gotest.Reason(f)})
+	}
+	if err := b.Write(file); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s: %d passed, %d failing on upstream\n", file, len(rep.Select("pass")), len(b.Tests))
+	return nil
+}
