@@ -54,7 +54,6 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	settle := fs.Duration("settle", 5*time.Second, "wait after the rolling deployment before the last reading")
 	phaseTimeout := fs.Duration("phase-timeout", 10*time.Minute, "give up on a deployment after this long")
 	outDir := fs.String("o", filepath.Join(e.out, "bench"), "output `dir`: binaries, sources, runs, JSON and charts")
-	keep := fs.Bool("keep", false, "keep the agents' data directories of every run")
 	retry := fs.Bool("retry", true, "run a failed scenario once more (reported)")
 	buildOnly := fs.Bool("build-only", false, "build or reuse the binaries, then stop")
 	if err := fs.Parse(args); err != nil {
@@ -184,9 +183,6 @@ func runBench(ctx context.Context, e *env, args []string) error {
 				fmt.Fprintf(e.stdout, "==> %s\n", what)
 				t0 := time.Now()
 				run, err = runScenarioInSandbox(ctx, self, opts, e.stderr)
-				if !*keep {
-					removeDataDirs(dir)
-				}
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -260,16 +256,6 @@ func machine() string {
 		}
 	}
 	return fmt.Sprintf("%d cores%s, %s/%s", runtime.NumCPU(), mem, runtime.GOOS, runtime.GOARCH)
-}
-
-// removeDataDirs removes the agents' data directories of a run (the
-// sandbox's mounts in them are gone with its mount namespace), keeping
-// configs and logs.
-func removeDataDirs(dir string) {
-	matches, _ := filepath.Glob(filepath.Join(dir, "*", "data"))
-	for _, m := range matches {
-		_ = os.RemoveAll(m)
-	}
 }
 
 // scenarioArgs are the flags of the hidden scenario verb.

@@ -21,14 +21,17 @@ type AgentSpec struct {
 	HTTP, RPC, Serf int
 	// ServerRPC is the server's RPC address, for clients.
 	ServerRPC string
-	// Dir is the agent's directory: config, log and data dir.
+	// Dir is the agent's directory: config and log.
 	Dir string
+	// Data is the agent's data_dir.
+	Data string
 }
 
 // Cluster returns the scenario's agents: one server and clients clients,
-// each with its own ports and directory under dir.
-func Cluster(dir string, clients int) []AgentSpec {
-	server := AgentSpec{Name: "server", Server: true, HTTP: 4646, RPC: 4647, Serf: 4648, Dir: filepath.Join(dir, "server")}
+// each with its own ports, directory under dir and data dir under data.
+func Cluster(dir, data string, clients int) []AgentSpec {
+	server := AgentSpec{Name: "server", Server: true, HTTP: 4646, RPC: 4647, Serf: 4648,
+		Dir: filepath.Join(dir, "server"), Data: filepath.Join(data, "server")}
 	specs := []AgentSpec{server}
 	for i := 1; i <= clients; i++ {
 		p := 5000 + 10*i
@@ -36,6 +39,7 @@ func Cluster(dir string, clients int) []AgentSpec {
 			Name: fmt.Sprintf("client%d", i), HTTP: p, RPC: p + 1, Serf: p + 2,
 			ServerRPC: fmt.Sprintf("127.0.0.1:%d", server.RPC),
 			Dir:       filepath.Join(dir, fmt.Sprintf("client%d", i)),
+			Data:      filepath.Join(data, fmt.Sprintf("client%d", i)),
 		})
 	}
 	return specs
@@ -44,14 +48,11 @@ func Cluster(dir string, clients int) []AgentSpec {
 // HTTPAddr is the agent's HTTP address.
 func (s AgentSpec) HTTPAddr() string { return fmt.Sprintf("127.0.0.1:%d", s.HTTP) }
 
-// DataDir is the agent's data_dir.
-func (s AgentSpec) DataDir() string { return filepath.Join(s.Dir, "data") }
-
 // Config renders the agent's HCL configuration.
 func (s AgentSpec) Config() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "name = %q\n", s.Name)
-	fmt.Fprintf(&b, "data_dir = %q\n", s.DataDir())
+	fmt.Fprintf(&b, "data_dir = %q\n", s.Data)
 	b.WriteString(`region = "global"
 datacenter = "dc1"
 bind_addr = "127.0.0.1"
@@ -92,8 +93,10 @@ type Agent struct {
 // StartAgent writes the agent's config and starts `nomad agent -config`
 // with its output in Dir/agent.log.
 func StartAgent(nomad string, spec AgentSpec) (*Agent, error) {
-	if err := os.MkdirAll(spec.DataDir(), 0o755); err != nil {
-		return nil, err
+	for _, d := range []string{spec.Dir, spec.Data} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	cfg := filepath.Join(spec.Dir, "agent.hcl")
 	if err := os.WriteFile(cfg, []byte(spec.Config()), 0o644); err != nil {

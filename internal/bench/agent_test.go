@@ -6,7 +6,7 @@ import (
 )
 
 func TestCluster(t *testing.T) {
-	specs := Cluster("/run", 3)
+	specs := Cluster("/run", "/data", 3)
 	if len(specs) != 4 || !specs[0].Server || specs[1].Server {
 		t.Fatalf("specs %+v", specs)
 	}
@@ -30,7 +30,7 @@ func TestCluster(t *testing.T) {
 }
 
 func TestAgentConfig(t *testing.T) {
-	specs := Cluster("/run", 3)
+	specs := Cluster("/run", "/data", 3)
 	server, client := specs[0].Config(), specs[1].Config()
 	for _, c := range []string{server, client} {
 		for _, want := range []string{
@@ -44,7 +44,7 @@ func TestAgentConfig(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"bootstrap_expect = 1", `data_dir = "/run/server/data"`, "http = 4646"} {
+	for _, want := range []string{"bootstrap_expect = 1", `data_dir = "/data/server"`, "http = 4646"} {
 		if !strings.Contains(server, want) {
 			t.Errorf("server config lacks %q:\n%s", want, server)
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 )
@@ -89,11 +90,11 @@ func WriteTable(w io.Writer, r *Report, base string) {
 			}
 		}
 		fmt.Fprintln(w, head)
-		fmt.Fprintf(w, "  %-26s %10s %17s %10s\n", "figure", "median", "min–max", "× "+base)
+		fmt.Fprintf(w, "  %-26s %10s %s %10s\n", "figure", "median", pad("min–max", 17), "× "+base)
 		for _, f := range Figures {
 			st, ok := s.Stats[f.Key]
 			if !ok {
-				fmt.Fprintf(w, "  %-26s %10s %17s %10s\n", f.Name, "n/a", "", "")
+				fmt.Fprintf(w, "  %-26s %10s\n", f.Name, "n/a")
 				continue
 			}
 			unit := ""
@@ -105,7 +106,7 @@ func WriteTable(w io.Writer, r *Report, base string) {
 				ratio = fmt.Sprintf("%.2f", *st.Ratio)
 			}
 			rng := formatValue(f, st.Min) + "–" + formatValue(f, st.Max) + unit
-			fmt.Fprintf(w, "  %-26s %10s %17s %10s\n", f.Name, formatValue(f, st.Median)+unit, rng, ratio)
+			fmt.Fprintf(w, "  %-26s %10s %s %10s\n", f.Name, formatValue(f, st.Median)+unit, pad(rng, 17), ratio)
 		}
 		fmt.Fprintln(w)
 	}
@@ -223,6 +224,14 @@ func WriteNotes(w io.Writer, r *Report) {
 	fmt.Fprintln(w, "Notes:")
 	fmt.Fprintln(w, strings.Join(lines, "\n"))
 	fmt.Fprintln(w)
+}
+
+// pad right-aligns s in width runes (fmt pads by bytes, and "–" is three).
+func pad(s string, width int) string {
+	if n := utf8.RuneCountInString(s); n < width {
+		return strings.Repeat(" ", width-n) + s
+	}
+	return s
 }
 
 func firstLine(s string) string {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/sandbox"
@@ -16,15 +18,36 @@ import (
 // JobID is the scenario's job.
 const JobID = "bench"
 
+// DefaultDataRoot is the mount point of the scenario's tmpfs for data dirs.
+const DefaultDataRoot = "/tmp/nomadfork-bench"
+
+// mountTmpfs mounts a fresh tmpfs at dir. Called only in the sandbox (after
+// sandbox.Verify), whose mount namespace has private propagation: the
+// machine never sees the mount, and it vanishes with the sandbox.
+func mountTmpfs(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=0755,size=8g"); err != nil {
+		return fmt.Errorf("mounting a tmpfs for data dirs at %s: %w", dir, err)
+	}
+	return nil
+}
+
 // Options configure one scenario run.
 type Options struct {
-	Nomad   string // the nomad binary
-	Dir     string // the run's directory: one subdirectory per agent
-	Label   string
-	Round   int
-	Count   int           // the job's count
-	Clients int           // client agents (3)
-	Settle  time.Duration // wait after the rolling deployment
+	Nomad string // the nomad binary
+	Dir   string // the run's directory: one subdirectory per agent
+	// DataRoot is where the agents' data dirs go: the scenario mounts a
+	// tmpfs there in the sandbox's private mount namespace, so data dirs
+	// cost no disk I/O, vanish with the sandbox, and their paths stay
+	// short enough for the unix sockets Nomad makes in them.
+	DataRoot string
+	Label    string
+	Round    int
+	Count    int           // the job's count
+	Clients  int           // client agents (3)
+	Settle   time.Duration // wait after the rolling deployment
 	// PhaseTimeout bounds each deployment; StartTimeout the cluster start.
 	PhaseTimeout time.Duration
 	StartTimeout time.Duration
@@ -48,6 +71,12 @@ func RunScenario(ctx context.Context, opts Options) (*Run, error) {
 	}
 	if opts.Clients == 0 {
 		opts.Clients = 3
+	}
+	if opts.DataRoot == "" {
+		opts.DataRoot = DefaultDataRoot
+	}
+	if err := mountTmpfs(opts.DataRoot); err != nil {
+		return nil, err
 	}
 	run := &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Count: opts.Count, Started: time.Now()}
 	if out, err := exec.CommandContext(ctx, opts.Nomad, "version").Output(); err == nil {
@@ -125,7 +154,7 @@ func (s *Scenario) run(ctx context.Context, run *Run) error {
 // start starts the server, waits for its leadership, starts the clients
 // and waits until every client is ready with a healthy mock driver.
 func (s *Scenario) start(ctx context.Context) error {
-	specs := Cluster(s.opts.Dir, s.opts.Clients)
+	specs := Cluster(s.opts.Dir, s.opts.DataRoot, s.opts.Clients)
 	var err error
 	if s.server, err = StartAgent(s.opts.Nomad, specs[0]); err != nil {
 		return err
