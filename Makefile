@@ -3,7 +3,7 @@ NOMADFORK := bin/nomadfork
 # Newer upstream versions `make test` reports the series against.
 STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
 
-.PHONY: all deps tool apply build check test test-tool clean
+.PHONY: all deps tool apply build check test test-tool bench clean
 
 # `make`: apply the series to the pinned upstream and build bin/nomad.
 all: build
@@ -33,6 +33,14 @@ test: deps test-tool apply
 	$(NOMADFORK) check
 	$(NOMADFORK) test
 	$(NOMADFORK) status -against $(STATUS_AGAINST)
+	$(NOMADFORK) bench -quick
+
+# `make bench`: the full benchmark in the sandbox (N=300, 3 rounds of
+# v1.5.3, the fork and v1.6.1): a table on stdout, JSON and PNG charts in
+# out/bench/. `nomadfork bench -quick` is the smoke test `make test` runs.
+bench: tool
+	@test -d nomad || $(NOMADFORK) apply
+	$(NOMADFORK) bench
 
 clean:
 	rm -rf bin out

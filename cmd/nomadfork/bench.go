@@ -228,7 +228,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(&table, "nomadfork bench, %s, %s: N=%d, %d round(s), settle %s; %d run(s) in %s\n\n",
 		rep.Date.Format("2006-01-02 15:04 MST"), rep.Machine, rep.Count, rep.Rounds, rep.Settle, len(rep.Runs), time.Duration(rep.Seconds*float64(time.Second)).Round(time.Second))
 	bench.WriteTable(&table, rep, base)
-	bench.WriteGoals(&table, rep.Goals, bench.RefVersion)
+	bench.WriteGoals(&table, rep, bench.RefVersion)
 	bench.WriteNotes(&table, rep)
 	if err := os.WriteFile(filepath.Join(resultsDir, "table.txt"), table.Bytes(), 0o644); err != nil {
 		return err

@@ -173,11 +173,12 @@ func Goals(r *Report, base, fork, ref string) []Goal {
 }
 
 // WriteGoals writes the goals, one a line.
-func WriteGoals(w io.Writer, goals []Goal, ref string) {
+func WriteGoals(w io.Writer, r *Report, ref string) {
+	goals := r.Goals
 	if len(goals) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "Goals (medians; reported, not asserted):")
+	fmt.Fprintf(w, "Goals (set for N=300, medians of 3 rounds; this run: N=%d, %d round(s); reported, not asserted):\n", r.Count, r.Rounds)
 	for _, g := range goals {
 		status := "n/a"
 		if g.Met != nil {

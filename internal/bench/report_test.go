@@ -72,7 +72,7 @@ func TestGoals(t *testing.T) {
 		t.Errorf("reference ratio %v", g.Ref)
 	}
 	var b bytes.Buffer
-	WriteGoals(&b, r.Goals, "v1.6.1")
+	WriteGoals(&b, r, "v1.6.1")
 	if !strings.Contains(b.String(), "MISSED  fork Raft applies ≤ 0.75 × v1.5.3: 0.77 (v1.6.1: 0.63)") ||
 		!strings.Contains(b.String(), "met     fork Node.UpdateAlloc RPCs ≤ 0.65 × v1.5.3: 0.60 (v1.6.1: 0.54)") {
 		t.Errorf("goals text:\n%s", b.String())
