@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/mod/semver"
+
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/sandbox"
@@ -48,7 +50,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	quick := fs.Bool("quick", false, "smoke test: N=30, R=1, base and fork only, output in <o>/quick")
 	count := fs.Int("n", 300, "the job's `count`")
 	rounds := fs.Int("r", 3, "`rounds`: runs of each version, interleaved")
-	versions := fs.String("versions", "", "comma-separated `labels` to run: the pinned version (unpatched), fork, "+bench.RefVersion+" (default all three; -quick: the first two)")
+	versions := fs.String("versions", "", "comma-separated `labels` to run: the pinned version (unpatched), fork, upstream versions such as "+bench.RefVersion+" (default: the pinned version, fork, "+bench.RefVersion+"; -quick: the first two)")
 	var variants variantFlag
 	fs.Var(&variants, "variant", "also run `name=path`, a nomad binary built elsewhere, labelled name (repeatable)")
 	settle := fs.Duration("settle", 5*time.Second, "wait after the rolling deployment before the last reading")
@@ -85,8 +87,13 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		labels = nil
 		for _, l := range strings.Split(*versions, ",") {
 			l = strings.TrimSpace(l)
-			if l != base && l != bench.ForkLabel && l != bench.RefVersion {
-				return usageError{fmt.Errorf("-versions: unknown label %q (want %s, %s or %s; other binaries go in -variant)", l, base, bench.ForkLabel, bench.RefVersion)}
+			if l != base && l != bench.ForkLabel && !semver.IsValid(l) {
+				return usageError{fmt.Errorf("-versions: unknown label %q (want %s, %s or an upstream version such as %s; other binaries go in -variant)", l, base, bench.ForkLabel, bench.RefVersion)}
+			}
+			for _, seen := range labels {
+				if seen == l {
+					return usageError{fmt.Errorf("-versions: %s given twice", l)}
+				}
 			}
 			labels = append(labels, l)
 		}
@@ -192,6 +199,14 @@ func runBench(ctx context.Context, e *env, args []string) error {
 					break
 				}
 				run.Error = err.Error()
+				if *retry && attempt == 1 {
+					// Keep the failed attempt's logs beside the retry's.
+					failedDir := dir + ".failed"
+					_ = os.RemoveAll(failedDir)
+					if os.Rename(dir, failedDir) == nil {
+						dir = failedDir
+					}
+				}
 				fmt.Fprintf(e.stdout, "    %s: FAILED in %s: %v (agent logs in %s)\n", what, time.Since(t0).Round(time.Second), err, dir)
 				if !*retry {
 					break

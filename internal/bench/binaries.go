@@ -93,7 +93,8 @@ func (b *Builder) saveMeta(label string, m buildMeta) error {
 	return os.WriteFile(b.binPath(label)+".json", append(data, '\n'), 0o644)
 }
 
-// Base builds (or reuses) the unpatched upstream commit.
+// Base builds (or reuses) the unpatched upstream commit, labelled with the
+// pinned version.
 func (b *Builder) Base(ctx context.Context) (Binary, error) {
 	commit, err := b.Tree.Base(ctx)
 	if err != nil {
@@ -102,8 +103,7 @@ func (b *Builder) Base(ctx context.Context) (Binary, error) {
 	if commit == "" {
 		return Binary{}, errors.New("the work tree has no upstream branch: run `nomadfork apply` first")
 	}
-	label := BaseLabel
-	return b.buildCommit(ctx, label, commit, buildMeta{Commit: commit})
+	return b.buildCommit(ctx, b.Pin.Version(), commit, buildMeta{Commit: commit})
 }
 
 // Fork builds (or reuses) the work tree's HEAD commit. Uncommitted changes

@@ -5,9 +5,9 @@
 // and PNG charts.
 package bench
 
-// Labels of the binaries the bench builds itself.
+// Labels of the binaries the bench builds itself; the unpatched upstream
+// is labelled with the pinned version (v1.5.3).
 const (
-	BaseLabel = "v1.5.3"
 	ForkLabel = "fork"
 	// RefVersion is the newer upstream version the fork is compared with.
 	RefVersion = "v1.6.1"

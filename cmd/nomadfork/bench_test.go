@@ -1,0 +1,110 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBenchFlags(t *testing.T) {
+	p := newProject(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "-versions", "v1.0.0,bogus"}, `unknown label "bogus"`},
+		{[]string{"bench", "-versions", "fork,fork"}, "fork given twice"},
+		{[]string{"bench", "-variant", "noequals"}, "want name=/path/to/nomad"},
+		{[]string{"bench", "-n", "0"}, "at least 1"},
+		{[]string{"bench", "extra"}, "unexpected arguments"},
+	} {
+		r := p.nomadfork(c.args...)
+		if r.code == 0 || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("nomadfork %s: exit %d, stderr %q; want failure and %q", strings.Join(c.args, " "), r.code, r.stderr, c.want)
+		}
+	}
+	if r := p.mustFail("bench", "-build-only"); !strings.Contains(r.stderr, "nomadfork apply") {
+		t.Errorf("bench without a work tree: %s", r.stderr)
+	}
+}
+
+// TestBenchBuildsAndReuses builds the base, the fork and another upstream
+// version of the fixture in linked work trees, reuses them while their
+// commits are unchanged, rebuilds only the fork after a new commit, and
+// leaves the work tree's branches, HEAD and files alone.
+func TestBenchBuildsAndReuses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries")
+	}
+	p := newProject(t)
+	p.twoPatches()
+	out := filepath.Join(p.dir, "out", "bench")
+	refs := func() string { return p.git("for-each-ref", "--format=%(refname) %(objectname)") + " HEAD " + p.git("rev-parse", "HEAD") }
+	before := refs()
+
+	args := []string{"bench", "-build-only", "-versions", "v1.0.0,fork,v1.0.2", "-o", out}
+	r := p.mustRun(args...)
+	for _, want := range []string{"building v1.0.0 nomad", "building fork nomad", "importing upstream v1.0.2", "building v1.0.2 nomad"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("first run lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, l := range []string{"v1.0.0", "fork", "v1.0.2"} {
+		if _, err := os.Stat(filepath.Join(out, "bin", l, "nomad")); err != nil {
+			t.Errorf("%s binary: %v", l, err)
+		}
+	}
+	if got := p.git("-C", filepath.Join(out, "src", "fork"), "rev-parse", "HEAD"); got != p.git("rev-parse", "HEAD") {
+		t.Errorf("fork source at %s, want the work tree's HEAD", got)
+	}
+
+	r = p.mustRun(args...)
+	if strings.Contains(r.stdout, "building") || strings.Count(r.stdout, "reusing") != 3 {
+		t.Errorf("second run rebuilt something:\n%s", r.stdout)
+	}
+
+	// A new commit on the fork rebuilds the fork only; uncommitted
+	// changes are noted, not built.
+	p.commitEdit("lib/lib.go", "return 7 }", "return 70 }", "lib: make F7 return 70")
+	p.write("nomad/lib/lib.go", p.read("nomad/lib/lib.go")+"\n// uncommitted\n")
+	before = refs()
+	r = p.mustRun(args...)
+	if !strings.Contains(r.stdout, "building fork nomad") || strings.Count(r.stdout, "reusing") != 2 {
+		t.Errorf("after a fork commit:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "uncommitted changes") {
+		t.Errorf("uncommitted changes not noted:\n%s", r.stdout)
+	}
+	if after := refs(); after != before {
+		t.Errorf("bench moved refs:\nbefore %s\nafter  %s", before, after)
+	}
+	if !strings.HasSuffix(p.read("nomad/lib/lib.go"), "// uncommitted\n") {
+		t.Error("bench touched the work tree's files")
+	}
+
+	// A variant is checked, not run.
+	r = p.nomadfork("bench", "-build-only", "-versions", "fork", "-o", out, "-variant", "fork="+filepath.Join(out, "bin", "fork", "nomad"))
+	if r.code != 2 || !strings.Contains(r.stderr, "label is taken") {
+		t.Errorf("variant with a taken label: %d %s", r.code, r.stderr)
+	}
+	r = p.mustRun("bench", "-build-only", "-versions", "fork", "-o", out, "-variant", "v2="+filepath.Join(out, "bin", "fork", "nomad"))
+	if !strings.Contains(r.stdout, "v2 ") {
+		t.Errorf("variant not listed:\n%s", r.stdout)
+	}
+	p.mustFail("bench", "-build-only", "-versions", "fork", "-o", out, "-variant", "v3="+filepath.Join(out, "missing"))
+}
+
+func TestScenarioArgsRoundTrip(t *testing.T) {
+	a := scenarioArgs{nomad: "/bin/nomad", dir: "/run", label: "fork", round: 2, count: 30, settle: 5 * time.Second, phaseTimeout: time.Minute}
+	argv := a.argv("/self")
+	if argv[0] != "/self" || argv[1] != benchRunArg {
+		t.Fatalf("argv %v", argv)
+	}
+	// Without the sandbox the hidden verb refuses to start agents; with
+	// missing flags it is a usage error.
+	if code := benchScenarioMain([]string{"-dir", "/x"}); code != 2 {
+		t.Errorf("missing -nomad: exit %d", code)
+	}
+}
