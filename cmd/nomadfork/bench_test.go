@@ -41,7 +41,9 @@ func TestBenchBuildsAndReuses(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()
 	out := filepath.Join(p.dir, "out", "bench")
-	refs := func() string { return p.git("for-each-ref", "--format=%(refname) %(objectname)") + " HEAD " + p.git("rev-parse", "HEAD") }
+	refs := func() string {
+		return p.git("for-each-ref", "--format=%(refname) %(objectname)") + " HEAD " + p.git("rev-parse", "HEAD")
+	}
 	before := refs()
 
 	args := []string{"bench", "-build-only", "-versions", "v1.0.0,fork,v1.0.2", "-o", out}
