@@ -58,6 +58,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	outDir := fs.String("o", filepath.Join(e.out, "bench"), "output `dir`: binaries, sources, runs, JSON and charts")
 	retry := fs.Bool("retry", true, "run a failed scenario once more (reported)")
 	buildOnly := fs.Bool("build-only", false, "build or reuse the binaries, then stop")
+	from := fs.String("from", "", "run nothing: redo the table, goals and charts of a bench.json `file` in its directory")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -71,6 +72,13 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	base := p.Version()
+	if *from != "" {
+		rep, err := bench.ReadReport(*from)
+		if err != nil {
+			return err
+		}
+		return writeResults(e, rep, base, filepath.Dir(*from))
+	}
 	labels := []string{base, bench.ForkLabel, bench.RefVersion}
 	resultsDir := *outDir
 	if *quick {
@@ -132,7 +140,6 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		}
 		bins = append(bins, bin)
 	}
-	isVariant := map[string]bool{}
 	for _, v := range variants {
 		for _, bin := range bins {
 			if bin.Label == v.name {
@@ -144,7 +151,6 @@ func runBench(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		bins = append(bins, bin)
-		isVariant[v.name] = true
 	}
 	if *buildOnly {
 		for _, bin := range bins {
@@ -167,7 +173,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	rep := &bench.Report{
 		Date:    time.Now().UTC(),
-		Command: "nomadfork " + strings.Join(args, " "),
+		Command: strings.TrimSpace("nomadfork bench " + strings.Join(args, " ")),
 		Machine: machine(),
 		Count:   *count, Rounds: *rounds, Settle: settle.String(),
 		Binaries: bins,
@@ -220,14 +226,28 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	rep.Seconds = time.Since(start).Seconds()
 
-	var order []string
-	for _, bin := range bins {
-		order = append(order, bin.Label)
+	if err := writeResults(e, rep, base, resultsDir); err != nil {
+		return err
 	}
-	rep.Summaries = bench.Aggregate(rep.Runs, order, isVariant, base)
+	if failed > 0 {
+		return fmt.Errorf("%d of %d run(s) failed", failed, len(rep.Runs))
+	}
+	return nil
+}
+
+// writeResults aggregates the report's runs and writes the JSON file, the
+// table (also to stdout) and the charts into dir.
+func writeResults(e *env, rep *bench.Report, base, dir string) error {
+	var order []string
+	variants := map[string]bool{}
+	for _, bin := range rep.Binaries {
+		order = append(order, bin.Label)
+		variants[bin.Label] = bin.Variant
+	}
+	rep.Summaries = bench.Aggregate(rep.Runs, order, variants, base)
 	rep.Goals = bench.Goals(rep, base, bench.ForkLabel, bench.RefVersion)
-	headline := filepath.Join(resultsDir, "headline.png")
-	tradeoff := filepath.Join(resultsDir, "tradeoff.png")
+	headline := filepath.Join(dir, "headline.png")
+	tradeoff := filepath.Join(dir, "tradeoff.png")
 	if err := bench.HeadlineChart(rep, base, headline); err != nil {
 		return fmt.Errorf("drawing %s: %w", headline, err)
 	}
@@ -235,25 +255,24 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("drawing %s: %w", tradeoff, err)
 	}
 	rep.Charts = []string{headline, tradeoff}
-	jsonFile := filepath.Join(resultsDir, "bench.json")
+	jsonFile := filepath.Join(dir, "bench.json")
 	if err := rep.WriteJSON(jsonFile); err != nil {
 		return err
 	}
 	var table bytes.Buffer
-	fmt.Fprintf(&table, "nomadfork bench, %s, %s: N=%d, %d round(s), settle %s; %d run(s) in %s\n\n",
+	fmt.Fprintf(&table, "nomadfork bench, %s, %s: N=%d, %d round(s), settle %s; %d run(s) in %s\n",
 		rep.Date.Format("2006-01-02 15:04 MST"), rep.Machine, rep.Count, rep.Rounds, rep.Settle, len(rep.Runs), time.Duration(rep.Seconds*float64(time.Second)).Round(time.Second))
+	fmt.Fprintf(&table, "command: %s\n\n", rep.Command)
 	bench.WriteTable(&table, rep, base)
 	bench.WriteGoals(&table, rep, bench.RefVersion)
 	bench.WriteNotes(&table, rep)
-	if err := os.WriteFile(filepath.Join(resultsDir, "table.txt"), table.Bytes(), 0o644); err != nil {
+	tableFile := filepath.Join(dir, "table.txt")
+	if err := os.WriteFile(tableFile, table.Bytes(), 0o644); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout)
 	e.stdout.Write(table.Bytes())
-	fmt.Fprintf(e.stdout, "wrote %s, %s, %s and %s\n", jsonFile, filepath.Join(resultsDir, "table.txt"), headline, tradeoff)
-	if failed > 0 {
-		return fmt.Errorf("%d of %d run(s) failed", failed, len(rep.Runs))
-	}
+	fmt.Fprintf(e.stdout, "wrote %s, %s, %s and %s\n", jsonFile, tableFile, headline, tradeoff)
 	return nil
 }
 

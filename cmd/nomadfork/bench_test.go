@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 )
 
 func TestBenchFlags(t *testing.T) {
@@ -108,5 +110,39 @@ func TestScenarioArgsRoundTrip(t *testing.T) {
 	// missing flags it is a usage error.
 	if code := benchScenarioMain([]string{"-dir", "/x"}); code != 2 {
 		t.Errorf("missing -nomad: exit %d", code)
+	}
+}
+
+// TestBenchFrom redoes the table and charts of a saved report.
+func TestBenchFrom(t *testing.T) {
+	p := newProject(t)
+	dir := filepath.Join(p.dir, "saved")
+	rep := &bench.Report{Count: 30, Rounds: 1, Command: "nomadfork bench -quick", Binaries: []bench.Binary{
+		{Label: "v1.0.0", Path: "/b/nomad", Source: "0123456789abcdef"},
+		{Label: "fork", Path: "/f/nomad", Source: "fedcba9876543210"},
+	}}
+	for i, label := range []string{"v1.0.0", "fork"} {
+		rep.Runs = append(rep.Runs, bench.Run{Label: label, Round: 1, Count: 30, Phases: []bench.Phase{
+			{Name: bench.PhaseInitial, Seconds: 4, UpdateAllocRPCs: float64(20 - 5*i), RaftApplies: 30},
+			{Name: bench.PhaseRolling, Seconds: 5, UpdateAllocRPCs: 20, RaftApplies: 30},
+			{Name: bench.PhaseSettle, Seconds: 5},
+		}})
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(filepath.Join(dir, "bench.json")); err != nil {
+		t.Fatal(err)
+	}
+	r := p.mustRun("bench", "-from", filepath.Join(dir, "bench.json"))
+	for _, want := range []string{"command: nomadfork bench -quick", "fork: 1 run(s)", "Node.UpdateAlloc RPCs", "0.88"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, f := range []string{"table.txt", "headline.png", "tradeoff.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
 	}
 }

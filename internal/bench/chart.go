@@ -15,6 +15,15 @@ import (
 // HeadlineFigures are the figures of the headline chart.
 var HeadlineFigures = []string{"update_alloc_rpcs", "raft_applies", "initial_seconds", "rolling_seconds"}
 
+// HeadlineGoals are the fork's goals as ratios to the base (issue 7), drawn
+// as marks on the headline chart.
+var HeadlineGoals = map[string]float64{
+	"update_alloc_rpcs": 0.65,
+	"raft_applies":      0.75,
+	"initial_seconds":   1.05,
+	"rolling_seconds":   1.05,
+}
+
 var headlineNames = map[string]string{
 	"update_alloc_rpcs": "UpdateAlloc RPCs",
 	"raft_applies":      "Raft applies",
@@ -82,6 +91,22 @@ func HeadlineChart(r *Report, base, file string) error {
 		p.Add(sc, eb)
 		p.Legend.Add(s.Label, sc)
 	}
+	for fi, k := range HeadlineFigures {
+		g, ok := HeadlineGoals[k]
+		if !ok {
+			continue
+		}
+		mark, err := plotter.NewLine(plotter.XYs{{X: float64(fi) - 0.45, Y: g}, {X: float64(fi) + 0.45, Y: g}})
+		if err != nil {
+			return err
+		}
+		mark.LineStyle.Width = vg.Points(1.5)
+		mark.LineStyle.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+		p.Add(mark)
+		if fi == 0 {
+			p.Legend.Add("fork goal", mark)
+		}
+	}
 	one := plotter.NewFunction(func(float64) float64 { return 1 })
 	one.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	one.LineStyle.Color = color.Gray{Y: 96}
@@ -143,7 +168,9 @@ func TradeoffChart(r *Report, file string) error {
 			labels.TextStyle[i].Color = plotutil.Color(li)
 		}
 		p.Add(sc, xe, ye, labels)
+		p.Legend.Add(s.Label, sc)
 	}
+	p.Legend.Top = true
 	if !math.IsInf(xmin, 1) {
 		padX := math.Max((xmax-xmin)*0.25, 1)
 		padY := math.Max((ymax-ymin)*0.25, 5)
