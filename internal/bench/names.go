@@ -29,11 +29,13 @@ const (
 
 // Client metrics only the fork's clients expose, read from each client's
 // own /v1/metrics?format=prometheus and summed over the clients. They are
-// absent on upstream versions, whose figures are then "n/a".
+// absent on upstream versions, whose figures are then "n/a". The names are
+// what the fork's client/alloc_updates.go emits (go-metrics keys
+// client.allocations.updates.{rpcs,sent,buffered}).
 const (
 	// MetricClientUpdateRPCs counts Node.UpdateAlloc RPCs a client sent,
 	// labelled by what triggered them.
-	MetricClientUpdateRPCs = "nomad_client_allocations_update_rpcs"
+	MetricClientUpdateRPCs = "nomad_client_allocations_updates_rpcs"
 	LabelTrigger           = "trigger"
 	// MetricClientUpdatesSent counts alloc updates a client sent,
 	// labelled by priority.
