@@ -189,10 +189,10 @@ func WriteGoals(w io.Writer, r *Report, ref string) {
 		}
 		line := fmt.Sprintf("  %-7s %s", status, g.What)
 		if g.Value != nil {
-			line += fmt.Sprintf(": %.2f", *g.Value)
+			line += fmt.Sprintf(": %.3f", *g.Value)
 		}
 		if g.Ref != nil {
-			line += fmt.Sprintf(" (%s: %.2f)", ref, *g.Ref)
+			line += fmt.Sprintf(" (%s: %.3f)", ref, *g.Ref)
 		}
 		if g.Detail != "" {
 			line += ": " + g.Detail
