@@ -137,12 +137,13 @@ var reasons = []struct {
 	re     *regexp.Regexp
 	reason string
 }{
+	{regexp.MustCompile(`WARNING: DATA RACE|race detected during execution of test`), "data race in upstream code (fails under -race only)"},
 	{regexp.MustCompile(`certificate has expired|x509: certificate`), "TLS test fixture expired (upstream's certificates expired in 2023)"},
 	{regexp.MustCompile(`(?i)"?consul"?: executable file not found|consul.*not found in \$PATH|failed to start consul`), "needs a consul binary, not installed"},
 	{regexp.MustCompile(`(?i)"?vault"?: executable file not found|vault.*not found|failed to start vault`), "needs a vault binary, not installed"},
 	{regexp.MustCompile(`(?i)envoy`), "needs envoy, not installed"},
 	{regexp.MustCompile(`raw\.githubusercontent\.com|dial tcp [^ ]*: connect: network is unreachable|no such host`), "needs the internet; the sandbox has no network"},
-	{regexp.MustCompile(`(?i)failed to find plugin|cni`), "needs CNI plugins, not installed"},
+	{regexp.MustCompile(`failed to find plugin|\bCNI\b|/opt/cni`), "needs CNI plugins, not installed"},
 	{regexp.MustCompile(`(?i)landlock`), "landlock is not available in this kernel/sandbox"},
 	{regexp.MustCompile(`(?i)bridge`), "bridge networking is not available in the sandbox"},
 	{regexp.MustCompile(`(?i)cgroup`), "cgroups are hidden in the sandbox"},

@@ -38,6 +38,10 @@ func TestReport(t *testing.T) {
 	if got := Reason(failed[0]); !strings.Contains(got, "TLS test fixture expired") {
 		t.Errorf("reason = %q", got)
 	}
+	race := Result{Output: []string{"WARNING: DATA RACE", "  /go/src/cni/x.go:1", "testing.go:1: race detected during execution of test"}}
+	if got := Reason(race); !strings.Contains(got, "data race") {
+		t.Errorf("race reason = %q", got)
+	}
 	skipped := rep.Select("skip")
 	if len(skipped) != 1 || SkipReason(skipped[0]) != "requires vault" {
 		t.Errorf("skipped = %v", skipped)
