@@ -73,7 +73,7 @@ func racePackages(ctx context.Context, t *worktree.Tree, s *suite.Suite) ([]stri
 func runTest(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "test", "[-v] [-race=false] [-retry=false] [-sim=false]")
 	verbose := fs.Bool("v", false, "print every test's output, not only failures")
-	race := fs.Bool("race", true, "also run the packages the series touches with -race")
+	race := fs.Bool("race", true, "run the packages the series touches with -race (against the race baseline) instead of without")
 	retry := fs.Bool("retry", true, "run each failed test once more and report those that pass as flaky")
 	sim := fs.Bool("sim", true, "also run the tests of the sim/ module, if it exists")
 	if err := fs.Parse(args); err != nil {
@@ -103,39 +103,42 @@ func runTest(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The packages the series touches run once, under -race, against the
+	// race baseline; the others run once without it.
+	var racePkgs []string
+	if *race {
+		if racePkgs, err = racePackages(ctx, t, s); err != nil {
+			return err
+		}
+	}
+	plain := subtract(pkgs, racePkgs)
 	rep := gotest.NewReport()
-	if err := progress.Step(e.stdout, fmt.Sprintf("go test %s (%d packages, sandboxed, skipping %d baseline failures)", clientPackages, len(pkgs), len(known.Tests)), func() error {
-		return s.RunWithBaseline(ctx, pkgs, nil, known, rep)
+	if err := progress.Step(e.stdout, fmt.Sprintf("go test %s: %d packages the series does not touch (sandboxed, skipping %d baseline failures)", clientPackages, len(plain), len(known.Tests)), func() error {
+		return s.RunWithBaseline(ctx, plain, nil, known, rep)
 	}); err != nil {
 		return err
 	}
-	results = append(results, namedReport{"go test " + clientPackages, s, nil, rep})
+	results = append(results, namedReport{"go test " + clientPackages + " (untouched packages)", s, nil, rep})
 	baselines = append(baselines, known)
 
-	if *race {
-		racePkgs, err := racePackages(ctx, t, s)
+	if len(racePkgs) > 0 {
+		raceKnown, err := gotest.ReadBaseline(e.raceBaselineFile(p))
 		if err != nil {
 			return err
 		}
-		if len(racePkgs) > 0 {
-			raceKnown, err := gotest.ReadBaseline(e.raceBaselineFile(p))
-			if err != nil {
-				return err
-			}
-			if missing := raceKnown.Missing(racePkgs); len(missing) > 0 {
-				return fmt.Errorf("the series touches %s, which the race baseline %s does not cover; run `nomadfork baseline -race-only` to refresh it",
-					strings.Join(missing, ", "), e.raceBaselineFile(p))
-			}
-			raceRep := gotest.NewReport()
-			flags := []string{"-race"}
-			if err := progress.Step(e.stdout, fmt.Sprintf("go test -race of the %d packages the series touches (skipping %d race-baseline failures)", len(racePkgs), len(raceKnown.Tests)), func() error {
-				return s.RunWithBaseline(ctx, racePkgs, flags, raceKnown, raceRep)
-			}); err != nil {
-				return err
-			}
-			results = append(results, namedReport{"go test -race (touched packages)", s, flags, raceRep})
-			baselines = append(baselines, raceKnown)
+		if missing := raceKnown.Missing(racePkgs); len(missing) > 0 {
+			return fmt.Errorf("the series touches %s, which the race baseline %s does not cover; run `nomadfork baseline -race-only` to refresh it",
+				strings.Join(missing, ", "), e.raceBaselineFile(p))
 		}
+		raceRep := gotest.NewReport()
+		flags := []string{"-race"}
+		if err := progress.Step(e.stdout, fmt.Sprintf("go test -race: the %d packages the series touches (skipping %d race-baseline failures)", len(racePkgs), len(raceKnown.Tests)), func() error {
+			return s.RunWithBaseline(ctx, racePkgs, flags, raceKnown, raceRep)
+		}); err != nil {
+			return err
+		}
+		results = append(results, namedReport{"go test -race (touched packages)", s, flags, raceRep})
+		baselines = append(baselines, raceKnown)
 	}
 	if _, err := os.Stat(filepath.Join(e.sim, "go.mod")); err == nil && *sim {
 		ss := &suite.Suite{Dir: e.sim, BinDir: binDir, Log: e.stdout, Verbose: *verbose}
@@ -152,6 +155,21 @@ func runTest(ctx context.Context, e *env, args []string) error {
 		results = append(results, namedReport{"go test -race sim/...", ss, flags, simRep})
 	}
 	return summarize(ctx, e, results, baselines, *retry)
+}
+
+// subtract returns the elements of a not in b, in order.
+func subtract(a, b []string) []string {
+	drop := map[string]bool{}
+	for _, x := range b {
+		drop[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if !drop[x] {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 type namedReport struct {
