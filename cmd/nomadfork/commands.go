@@ -24,15 +24,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	if *force && *cont {
 		return usageError{errors.New("-force and -continue exclude each other")}
 	}
-	t, err := e.tree()
-	if err != nil {
-		return err
-	}
-	patches, err := e.listPatches()
-	if err != nil {
-		return err
-	}
-	p, base, err := e.fetchBase(ctx, t)
+	t, patches, p, base, err := e.seriesAndBase(ctx)
 	if err != nil {
 		return err
 	}
@@ -75,15 +67,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	t, err := e.tree()
-	if err != nil {
-		return err
-	}
-	patches, err := e.listPatches()
-	if err != nil {
-		return err
-	}
-	_, base, err := e.fetchBase(ctx, t)
+	t, patches, _, base, err := e.seriesAndBase(ctx)
 	if err != nil {
 		return err
 	}
@@ -155,4 +139,3 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 	}
 	return err
 }
-

@@ -165,6 +165,25 @@ func localReplacements(gomod string) []replacement {
 	return out
 }
 
+// seriesAndBase returns the work tree, the series and the upstream commit,
+// fetching and importing it if needed: what check, apply and export start
+// from.
+func (e *env) seriesAndBase(ctx context.Context) (*worktree.Tree, []series.Patch, *pin.Pin, string, error) {
+	t, err := e.tree()
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	patches, err := e.listPatches()
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	p, base, err := e.fetchBase(ctx, t)
+	if err != nil {
+		return nil, nil, nil, "", err
+	}
+	return t, patches, p, base, nil
+}
+
 // requireWorkTree fails unless apply has made the work tree.
 func (e *env) requireWorkTree(ctx context.Context) (*worktree.Tree, error) {
 	t, err := e.tree()

@@ -240,15 +240,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	t, err := e.tree()
-	if err != nil {
-		return err
-	}
-	patches, err := e.listPatches()
-	if err != nil {
-		return err
-	}
-	_, base, err := e.fetchBase(ctx, t)
+	t, patches, _, base, err := e.seriesAndBase(ctx)
 	if err != nil {
 		return err
 	}

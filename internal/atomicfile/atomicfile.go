@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,4 +45,13 @@ func WriteFile(name string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return nil
+}
+
+// WriteJSON writes v as indented JSON with a final newline, atomically.
+func WriteJSON(name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", name, err)
+	}
+	return WriteFile(name, append(data, '\n'), 0o644)
 }

@@ -82,11 +82,7 @@ func (r *Rebaser) save(ctx context.Context, s *state) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
+	return atomicfile.WriteJSON(path, s)
 }
 
 // InProgress reports whether a rebase is stopped in the work tree.

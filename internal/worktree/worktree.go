@@ -105,11 +105,7 @@ func (t *Tree) SaveState(ctx context.Context, s *State) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
+	return atomicfile.WriteJSON(path, s)
 }
 
 // Init creates the repository if the work tree does not exist yet.
