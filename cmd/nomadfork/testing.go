@@ -248,9 +248,11 @@ func printTail(w interface{ Write([]byte) (int, error) }, lines []string) {
 }
 
 func runBaseline(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "baseline", "[-v] [-race-only]")
+	fs := newFlags(e, "baseline", "[-v] [-race-only] [-runs n] [-keep]")
 	verbose := fs.Bool("v", false, "print every test's output")
 	raceOnly := fs.Bool("race-only", false, "only refresh the race baseline (the packages the series touches, with -race)")
+	runs := fs.Int("runs", 2, "run each suite `n` times and record every test that failed in any run")
+	keep := fs.Bool("keep", false, "keep the entries the baseline files already have (add to them)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -286,7 +288,7 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		what := fmt.Sprintf("Top-level tests of %s that fail on unpatched %s in the nomadfork sandbox", clientPackages, p.Module)
-		if err := baselineRun(ctx, e, s, pkgs, nil, what, nil, e.baselineFile(p)); err != nil {
+		if err := baselineRun(ctx, e, s, pkgs, nil, what, nil, e.baselineFile(p), *runs, *keep); err != nil {
 			return err
 		}
 	}
@@ -304,38 +306,60 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	what := fmt.Sprintf("Top-level tests that fail under -race on unpatched %s in the nomadfork sandbox, in the packages the series touches", p.Module)
-	return baselineRun(ctx, e, s, racePkgs, []string{"-race"}, what, racePkgs, e.raceBaselineFile(p))
+	return baselineRun(ctx, e, s, racePkgs, []string{"-race"}, what, racePkgs, e.raceBaselineFile(p), *runs, *keep)
 }
 
-// baselineRun runs pkgs with flags on upstream and writes the failures.
-func baselineRun(ctx context.Context, e *env, s *suite.Suite, pkgs, flags []string, what string, covered []string, file string) error {
-	rep := gotest.NewReport()
-	if err := progress.Step(e.stdout, fmt.Sprintf("go test %s of %d packages of unpatched upstream (sandboxed)", strings.Join(flags, " "), len(pkgs)), func() error {
-		return s.Run(ctx, suite.Invocation{Packages: pkgs, Flags: flags}, rep)
-	}); err != nil {
-		return err
+// baselineRun runs pkgs with flags on upstream runs times and writes the
+// union of the failures: upstream's tests, under -race above all, fail
+// some runs and not others, and a test that failed once on upstream is no
+// evidence against the fork. With keep, the file's earlier entries stay.
+func baselineRun(ctx context.Context, e *env, s *suite.Suite, pkgs, flags []string, what string, covered []string, file string, runs int, keep bool) error {
+	failed := map[[2]string]gotest.Known{}
+	if keep {
+		if old, err := gotest.ReadBaseline(file); err == nil {
+			for _, k := range old.Tests {
+				failed[[2]string{k.Package, k.Test}] = k
+			}
+		}
 	}
-	if pf := rep.FailedPackages(); len(pf) > 0 {
-		return fmt.Errorf("package %s fails on upstream without a failing test (build failure or panic); the baseline cannot skip it:\n%s",
-			pf[0].Package, strings.Join(pf[0].Output[max(0, len(pf[0].Output)-30):], "\n"))
+	var passed, skipped int
+	for run := 1; run <= runs; run++ {
+		rep := gotest.NewReport()
+		step := fmt.Sprintf("go test %s of %d packages of unpatched upstream (sandboxed, run %d of %d)", strings.Join(flags, " "), len(pkgs), run, runs)
+		if err := progress.Step(e.stdout, step, func() error {
+			return s.Run(ctx, suite.Invocation{Packages: pkgs, Flags: flags}, rep)
+		}); err != nil {
+			return err
+		}
+		if pf := rep.FailedPackages(); len(pf) > 0 {
+			return fmt.Errorf("package %s fails on upstream without a failing test (build failure or panic); the baseline cannot skip it:\n%s",
+				pf[0].Package, strings.Join(pf[0].Output[max(0, len(pf[0].Output)-30):], "\n"))
+		}
+		for _, f := range rep.Select("fail") {
+			key := [2]string{f.Package, f.Test}
+			if _, ok := failed[key]; !ok {
+				failed[key] = gotest.Known{Package: f.Package, Test: f.Test, Reason: gotest.Reason(f)}
+			}
+		}
+		passed, skipped = len(rep.Select("pass")), len(rep.Select("skip"))
 	}
 	b := &gotest.Baseline{
 		Header: []string{
 			what,
 			"for environmental reasons or upstream bugs; `nomadfork test` skips exactly these (go test -skip, per package).",
-			fmt.Sprintf("Made by `nomadfork baseline` on %s with %s on %s/%s, %d CPUs: %d passed, %d failed, %d skipped.",
+			fmt.Sprintf("Made by `nomadfork baseline` on %s with %s on %s/%s, %d CPUs, the union of %d run(s)%s; the last run: %d passed, %d skipped.",
 				time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
-				len(rep.Select("pass")), len(rep.Select("fail")), len(rep.Select("skip"))),
+				runs, map[bool]string{true: " and the entries before", false: ""}[keep], passed, skipped),
 			"Format: package<TAB>test<TAB>reason.",
 		},
 		Packages: covered,
 	}
-	for _, f := range rep.Select("fail") {
-		b.Tests = append(b.Tests, gotest.Known{Package: f.Package, Test: f.Test, Reason: gotest.Reason(f)})
+	for _, k := range failed {
+		b.Tests = append(b.Tests, k)
 	}
 	if err := b.Write(file); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s: %d passed, %d failing on upstream\n", file, len(rep.Select("pass")), len(b.Tests))
+	fmt.Fprintf(e.stdout, "wrote %s: %d tests failing on upstream\n", file, len(b.Tests))
 	return nil
 }
