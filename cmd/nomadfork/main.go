@@ -33,9 +33,10 @@ Commands:
 	check      lint patch metadata; apply the series exactly in a scratch tree
 	           (no offset, re-export byte-identical); build and vet every prefix
 	build      build bin/nomad from nomad/, stamped with the fork release
-	test       run upstream's client tests of nomad/ in the sandbox, skipping
-	           exactly the baseline's environmental failures
-	baseline   run the same tests on unpatched upstream and write the baseline
+	test       run upstream's client tests of nomad/ in the sandbox (the packages
+	           the series touches with -race) and sim/'s, skipping exactly the
+	           baselines' failures of unpatched upstream
+	baseline   run the same tests on unpatched upstream and write the baselines
 	rebase     move the series onto a newer upstream (-onto v, -continue, -abort),
 	           dropping patches upstream already carries
 	drop       record that upstream carries a patch (Upstream-Status: applied v)
@@ -50,24 +51,23 @@ repository's top directory (the one holding upstream.json); -C changes it.
 `
 
 type command struct {
-	name  string
-	short string
-	run   func(ctx context.Context, env *env, args []string) error
+	name string
+	run  func(ctx context.Context, env *env, args []string) error
 }
 
 var commands = []command{
-	{"apply", "[-force] [-continue]", runApply},
-	{"extract", "", runExtract},
-	{"check", "[-no-build]", runCheck},
-	{"build", "[-o file]", runBuild},
-	{"test", "[-v] [-race=false] [-retry=true]", runTest},
-	{"baseline", "[-v]", runBaseline},
-	{"rebase", "-onto <version> | -continue | -abort", runRebase},
-	{"drop", "<patch> -applied-upstream <version> [-pr <url>]", runDrop},
-	{"status", "-against <versions>", runStatus},
-	{"export", "[-o dir] [-verify]", runExport},
-	{"sandbox", "-- command [args...]", runSandbox},
-	{"bench", benchUsage, runBench},
+	{"apply", runApply},
+	{"extract", runExtract},
+	{"check", runCheck},
+	{"build", runBuild},
+	{"test", runTest},
+	{"baseline", runBaseline},
+	{"rebase", runRebase},
+	{"drop", runDrop},
+	{"status", runStatus},
+	{"export", runExport},
+	{"sandbox", runSandbox},
+	{"bench", runBench},
 }
 
 func main() {
