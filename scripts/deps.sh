@@ -7,7 +7,7 @@ missing=()
 command -v git >/dev/null || missing+=(git)
 command -v unshare >/dev/null || missing+=(util-linux)
 command -v ip >/dev/null || missing+=(iproute2)
-command -v go >/dev/null || { echo "deps: Go is not installed (need Go 1.24 or newer on PATH)" >&2; exit 1; }
+command -v go >/dev/null || { echo "deps: Go is not installed (need Go 1.26 or newer on PATH)" >&2; exit 1; }
 command -v gcc >/dev/null || missing+=(gcc)
 
 if [ ${#missing[@]} -gt 0 ]; then
