@@ -165,6 +165,22 @@ func (p *project) commitEdit(file, old, new, subject string) {
 	p.git("commit", "-q", "-a", "-m", subject+"\n\nWhy and what.\n\nUpstream-Status: pending\nOrigin: nomad-client-fork")
 }
 
+// resolve replaces the conflict in a work tree file with resolution and
+// stages the file, as a user resolving a stopped apply or rebase would.
+func (p *project) resolve(file, resolution string) {
+	p.t.Helper()
+	path := filepath.Join("nomad", file)
+	content := p.read(path)
+	start := strings.Index(content, "<<<<<<<")
+	end := strings.Index(content, ">>>>>>>")
+	if start < 0 || end < start {
+		p.t.Fatalf("%s has no conflict markers", file)
+	}
+	end += strings.Index(content[end:], "\n") + 1
+	p.write(path, content[:start]+resolution+content[end:])
+	p.git("add", file)
+}
+
 func (p *project) patchFiles() map[string]string {
 	p.t.Helper()
 	entries, _ := os.ReadDir(filepath.Join(p.dir, "patches"))
@@ -401,12 +417,7 @@ func TestConflictThenContinue(t *testing.T) {
 	if !strings.Contains(r.stderr, "resolve these conflicts") {
 		t.Errorf("continue with unresolved conflicts: %s", r.stderr)
 	}
-	lib := p.read("nomad/lib/lib.go")
-	start := strings.Index(lib, "<<<<<<<")
-	end := strings.Index(lib, ">>>>>>>")
-	end += strings.Index(lib[end:], "\n") + 1
-	p.write("nomad/lib/lib.go", lib[:start]+"func F10() int { return 100 } // resolved\n"+lib[end:])
-	p.git("add", "lib/lib.go")
+	p.resolve("lib/lib.go", "func F10() int { return 100 } // resolved\n")
 	p.mustRun("apply", "-continue")
 	if got := p.git("log", "-1", "--format=%s"); got != "lib: make F10 return 100" {
 		t.Errorf("HEAD = %q after continue", got)

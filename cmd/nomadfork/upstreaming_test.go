@@ -84,12 +84,7 @@ func TestRebaseConflictContinue(t *testing.T) {
 	if p.read("upstream.json") != before.pin || len(p.patchFiles()) != 1 {
 		t.Fatalf("pin or patches changed before the rebase completed")
 	}
-	lib := p.read("nomad/lib/lib.go")
-	start := strings.Index(lib, "<<<<<<<")
-	end := strings.Index(lib, ">>>>>>>")
-	end += strings.Index(lib[end:], "\n") + 1
-	p.write("nomad/lib/lib.go", lib[:start]+"func F10() int { return 100 } // merged\n"+lib[end:])
-	p.git("add", "lib/lib.go")
+	p.resolve("lib/lib.go", "func F10() int { return 100 } // merged\n")
 	r = p.mustRun("rebase", "-continue")
 	if !strings.Contains(r.stdout, "1 resolved by hand") {
 		t.Errorf("summary:\n%s", r.stdout)
