@@ -248,9 +248,10 @@ func printTail(w interface{ Write([]byte) (int, error) }, lines []string) {
 }
 
 func runBaseline(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "baseline", "[-v] [-race-only] [-runs n] [-keep]")
+	fs := newFlags(e, "baseline", "[-v] [-race-only | -plain-only] [-runs n] [-keep]")
 	verbose := fs.Bool("v", false, "print every test's output")
 	raceOnly := fs.Bool("race-only", false, "only refresh the race baseline (the packages the series touches, with -race)")
+	plainOnly := fs.Bool("plain-only", false, "only refresh the baseline without -race")
 	runs := fs.Int("runs", 2, "run each suite `n` times and record every test that failed in any run")
 	keep := fs.Bool("keep", false, "keep the entries the baseline files already have (add to them)")
 	if err := fs.Parse(args); err != nil {
@@ -282,22 +283,32 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	if err := os.MkdirAll(e.baseline, 0o755); err != nil {
 		return err
 	}
+	var racePkgs []string
+	if t.Repo.IsRepo(ctx) {
+		if racePkgs, err = racePackages(ctx, t, s); err != nil {
+			return err
+		}
+	}
 	if !*raceOnly {
 		pkgs, err := s.List(ctx, clientPackages)
 		if err != nil {
 			return err
 		}
+		// Packages share the sandbox of their go test invocation (its
+		// empty /sys/fs/cgroup, for one), so the plain run groups them as
+		// `nomadfork test` does: untouched packages together, the touched
+		// ones apart.
+		groups := [][]string{subtract(pkgs, racePkgs)}
+		if len(racePkgs) > 0 {
+			groups = append(groups, racePkgs)
+		}
 		what := fmt.Sprintf("Top-level tests of %s that fail on unpatched %s in the nomadfork sandbox", clientPackages, p.Module)
-		if err := baselineRun(ctx, e, s, pkgs, nil, what, nil, e.baselineFile(p), *runs, *keep); err != nil {
+		if err := baselineRun(ctx, e, s, groups, nil, what, nil, e.baselineFile(p), *runs, *keep); err != nil {
 			return err
 		}
 	}
-	if !t.Repo.IsRepo(ctx) {
+	if *plainOnly {
 		return nil
-	}
-	racePkgs, err := racePackages(ctx, t, s)
-	if err != nil {
-		return err
 	}
 	if len(racePkgs) == 0 {
 		if *raceOnly {
@@ -306,14 +317,15 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	what := fmt.Sprintf("Top-level tests that fail under -race on unpatched %s in the nomadfork sandbox, in the packages the series touches", p.Module)
-	return baselineRun(ctx, e, s, racePkgs, []string{"-race"}, what, racePkgs, e.raceBaselineFile(p), *runs, *keep)
+	return baselineRun(ctx, e, s, [][]string{racePkgs}, []string{"-race"}, what, racePkgs, e.raceBaselineFile(p), *runs, *keep)
 }
 
-// baselineRun runs pkgs with flags on upstream runs times and writes the
-// union of the failures: upstream's tests, under -race above all, fail
-// some runs and not others, and a test that failed once on upstream is no
-// evidence against the fork. With keep, the file's earlier entries stay.
-func baselineRun(ctx context.Context, e *env, s *suite.Suite, pkgs, flags []string, what string, covered []string, file string, runs int, keep bool) error {
+// baselineRun runs the package groups (one go test invocation, so one
+// sandbox, each) with flags on upstream runs times and writes the union of
+// the failures: upstream's tests, under -race above all, fail some runs and
+// not others, and a test that failed once on upstream is no evidence
+// against the fork. With keep, the file's earlier entries stay.
+func baselineRun(ctx context.Context, e *env, s *suite.Suite, groups [][]string, flags []string, what string, covered []string, file string, runs int, keep bool) error {
 	failed := map[[2]string]gotest.Known{}
 	if keep {
 		if old, err := gotest.ReadBaseline(file); err == nil {
@@ -325,11 +337,13 @@ func baselineRun(ctx context.Context, e *env, s *suite.Suite, pkgs, flags []stri
 	var passed, skipped int
 	for run := 1; run <= runs; run++ {
 		rep := gotest.NewReport()
-		step := fmt.Sprintf("go test %s of %d packages of unpatched upstream (sandboxed, run %d of %d)", strings.Join(flags, " "), len(pkgs), run, runs)
-		if err := progress.Step(e.stdout, step, func() error {
-			return s.Run(ctx, suite.Invocation{Packages: pkgs, Flags: flags}, rep)
-		}); err != nil {
-			return err
+		for _, pkgs := range groups {
+			step := fmt.Sprintf("go test %s of %d packages of unpatched upstream (sandboxed, run %d of %d)", strings.Join(flags, " "), len(pkgs), run, runs)
+			if err := progress.Step(e.stdout, step, func() error {
+				return s.Run(ctx, suite.Invocation{Packages: pkgs, Flags: flags}, rep)
+			}); err != nil {
+				return err
+			}
 		}
 		if pf := rep.FailedPackages(); len(pf) > 0 {
 			return fmt.Errorf("package %s fails on upstream without a failing test (build failure or panic); the baseline cannot skip it:\n%s",

@@ -170,10 +170,11 @@ func isAllowed(name string) bool {
 }
 
 // mountPrivateSys mounts a fresh sysfs, so /sys/class/net shows the
-// sandbox's interfaces rather than the machine's, and an empty tmpfs over
-// /sys/fs/cgroup, so Nomad finds no cgroup controllers and never creates or
-// changes cgroups of the machine. Both mounts live in the private mount
-// namespace only.
+// sandbox's interfaces rather than the machine's, and an empty, read-only
+// tmpfs over /sys/fs/cgroup, so Nomad finds no cgroup controllers and never
+// creates or changes cgroups of the machine. Read-only, so that no test can
+// create directories there that change what other tests of the same run
+// find. Both mounts live in the private mount namespace only.
 func mountPrivateSys() error {
 	const flags = syscall.MS_NOSUID | syscall.MS_NODEV | syscall.MS_NOEXEC
 	if err := syscall.Mount("sysfs", "/sys", "sysfs", flags, ""); err != nil {
@@ -183,7 +184,7 @@ func mountPrivateSys() error {
 	if _, err := os.Stat(cgroups); err != nil {
 		return nil
 	}
-	if err := syscall.Mount("tmpfs", cgroups, "tmpfs", flags, "mode=0755"); err != nil {
+	if err := syscall.Mount("tmpfs", cgroups, "tmpfs", flags|syscall.MS_RDONLY, "mode=0755"); err != nil {
 		return fmt.Errorf("hiding %s: %w", cgroups, err)
 	}
 	return nil

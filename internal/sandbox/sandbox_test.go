@@ -47,12 +47,16 @@ func TestSandboxNetwork(t *testing.T) {
 }
 
 func TestSandboxHidesCgroupsAndOwnsPIDs(t *testing.T) {
-	out, err := sandboxed(t, "echo cgroups:$(ls /sys/fs/cgroup | wc -l); echo pid1:$(cat /proc/1/cmdline | tr '\\0' ' ')")
+	out, err := sandboxed(t, "echo cgroups:$(ls /sys/fs/cgroup | wc -l); echo pid1:$(cat /proc/1/cmdline | tr '\\0' ' '); "+
+		"mkdir /sys/fs/cgroup/cpuset 2>/dev/null && echo cgroups-writable; true")
 	if err != nil {
 		t.Fatalf("sandbox: %v\n%s", err, out)
 	}
 	if !strings.Contains(out, "cgroups:0") {
 		t.Errorf("machine cgroups visible in the sandbox:\n%s", out)
+	}
+	if strings.Contains(out, "\ncgroups-writable") {
+		t.Errorf("the hidden /sys/fs/cgroup is writable:\n%s", out)
 	}
 	if !strings.Contains(out, "pid1:") || !strings.Contains(out, InitArg) {
 		t.Errorf("PID 1 is not the sandbox init:\n%s", out)
