@@ -27,10 +27,13 @@ test-tool:
 	go vet ./...
 	go test -race -count=1 ./...
 
-# `make test`: the tool's own tests, the series check, and upstream's client
-# tests of the patched tree in the sandbox. CI runs exactly this.
+# `make test`: the tool's own tests, the series check, the upstream-ready
+# export applied to a fresh upstream tree and built, upstream's client tests
+# of the patched tree in the sandbox, the status report against newer
+# upstream versions and the benchmark's smoke test. CI runs exactly this.
 test: deps test-tool apply
 	$(NOMADFORK) check
+	$(NOMADFORK) export -verify
 	$(NOMADFORK) test
 	$(NOMADFORK) status -against $(STATUS_AGAINST)
 	$(NOMADFORK) bench -quick
