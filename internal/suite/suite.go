@@ -166,6 +166,26 @@ func (s *Suite) RunWithBaseline(ctx context.Context, pkgs []string, flags []stri
 	return nil
 }
 
+// Outcomes runs each test on its own and returns its action (pass, fail,
+// skip), or "" for a test the module does not have.
+func (s *Suite) Outcomes(ctx context.Context, tests []gotest.Result, flags []string) (map[[2]string]string, error) {
+	out := map[[2]string]string{}
+	for _, t := range tests {
+		rep := gotest.NewReport()
+		inv := Invocation{Packages: []string{t.Package}, Flags: flags, Run: "^" + regexp.QuoteMeta(t.Test) + "$"}
+		if err := s.Run(ctx, inv, rep); err != nil {
+			return nil, err
+		}
+		key := [2]string{t.Package, t.Test}
+		if r, ok := rep.Tests[key]; ok {
+			out[key] = r.Action
+		} else {
+			out[key] = ""
+		}
+	}
+	return out, nil
+}
+
 // Retry runs each failed test once more on its own and returns the ones that
 // passed then (flaky) and the ones that failed again.
 func (s *Suite) Retry(ctx context.Context, failed []gotest.Result, flags []string) (flaky, still []gotest.Result, err error) {
