@@ -20,9 +20,9 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/sandbox"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
 // benchRunArg is the hidden first argument with which bench re-executes the

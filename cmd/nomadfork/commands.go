@@ -7,11 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/check"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/sandbox"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/worktree"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/check"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 func runApply(ctx context.Context, e *env, args []string) error {

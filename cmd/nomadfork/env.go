@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/upstream"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/worktree"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // env is the repository layout and the streams of one invocation.

@@ -16,7 +16,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )
 
 const usage = `nomadfork maintains the nomad-client-fork patch series.

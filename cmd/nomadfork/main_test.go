@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/fixture"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 )
 
 const (

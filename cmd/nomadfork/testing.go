@@ -10,13 +10,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/gotest"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/gotest"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/suite"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/suite"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/worktree"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // clientPackages is the part of upstream's test suite the fork runs.

@@ -11,12 +11,12 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/export"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/metadata"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/rebase"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/upstream"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/worktree"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/export"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // nestedFlag collects -nested path@version overrides.

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )
 
 // JobID is the scenario's job.

@@ -16,7 +16,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
 const (

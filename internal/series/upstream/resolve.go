@@ -9,7 +9,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 )
 
 // TargetsFile names the file that records, per upstream version, nested

@@ -13,9 +13,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/gotest"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/gotest"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 )
 
 // Suite is one run of tests of a Go module.

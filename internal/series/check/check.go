@@ -17,12 +17,12 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/metadata"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/worktree"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // Options control Series.

@@ -16,7 +16,7 @@ import (
 
 	"golang.org/x/mod/sumdb/dirhash"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 )
 
 // Module is a downloaded and verified module.

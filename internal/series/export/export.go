@@ -14,10 +14,10 @@ import (
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/metadata"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
 )
 
 // BranchPrefix prefixes the per-patch branches in the work tree.

@@ -11,10 +11,10 @@ import (
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/upstream"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/worktree"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // Files are the repository files a completed rebase rewrites. Until it
