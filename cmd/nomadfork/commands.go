@@ -14,17 +14,52 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
+const (
+	helpApply = `Downloads and verifies the pinned upstream, makes nomad/ hold it as branch
+upstream and applies patches/ on branch fork, one commit per patch. Commits
+that already match patches/ are kept, so a second run does nothing and an
+interrupted run resumes. It refuses to discard uncommitted changes,
+unexported commits or a stopped apply or rebase; -force discards them (a
+stopped rebase is aborted first). At a conflict it stops: resolve, git add,
+then apply -continue, or apply -abort.`
+	helpExtract = `Writes nomad/'s commits since the upstream base (branch fork, checked out)
+back to patches/, byte-identically and only where bytes changed.`
+	helpCheck = `Lints patch metadata, applies every patch exactly (no offset) in a scratch
+tree, compares its re-export byte for byte, and builds and vets every prefix
+of the series. Never touches nomad/.`
+	helpBuild    = `Builds bin/nomad from nomad/, stamped with the fork release from CHANGELOG.md.`
+	helpTest     = `Runs upstream's client tests of nomad/ (and sim/'s) in the sandbox, skipping the baselines' failures of unpatched upstream; a failure counts only if it persists on retry and passes on upstream.`
+	helpBaseline = `Runs the suites of nomadfork test on unpatched upstream and writes the baselines of the failures.`
+)
+
 func runApply(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "apply", "[-force] [-continue]")
-	force := fs.Bool("force", false, "discard uncommitted changes, unexported commits and a stopped apply in nomad/")
-	cont := fs.Bool("continue", false, "resume an apply that stopped at a conflict, after resolving and `git add`")
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags(e, "apply", "[-force | -continue | -abort] [-allow-empty]", helpApply)
+	force := fs.Bool("force", false, "discard uncommitted changes, unexported commits and a stopped apply or rebase in nomad/")
+	cont := fs.Bool("continue", false, "resume a stopped apply after resolving the conflicts and staging them with 'git add'")
+	abort := fs.Bool("abort", false, "end a stopped apply, keeping the patches applied so far")
+	allowEmpty := fs.Bool("allow-empty", false, "accept an empty or missing patches/ (nomad/ becomes bare upstream)")
+	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	if *force && *cont {
-		return usageError{errors.New("-force and -continue exclude each other")}
+	if n := count(*force, *cont, *abort); n > 1 {
+		return usageError{errors.New("-force, -continue and -abort exclude each other")}
 	}
-	t, patches, p, base, err := e.seriesAndBase(ctx)
+	t, err := e.tree()
+	if err != nil {
+		return err
+	}
+	if *abort {
+		return t.Apply(ctx, "", nil, worktree.ApplyOptions{Abort: true})
+	}
+	if *force {
+		if r, err := e.rebaser(); err == nil && r.InProgress(ctx) {
+			if err := r.Abort(ctx); err != nil {
+				return fmt.Errorf("aborting the stopped rebase: %w", err)
+			}
+			fmt.Fprintln(e.stdout, "aborted the stopped rebase: work tree restored; pin, patches/ and CHANGELOG.md were never changed")
+		}
+	}
+	patches, p, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
 	if err != nil {
 		return err
 	}
@@ -39,9 +74,19 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+func count(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
 func runExtract(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "extract", "")
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags(e, "extract", "", helpExtract)
+	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	t, err := e.tree()
@@ -62,12 +107,17 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "check", "[-no-build]")
+	fs := newFlags(e, "check", "[-no-build] [-allow-empty]", helpCheck)
 	noBuild := fs.Bool("no-build", false, "skip building and vetting every prefix of the series")
-	if err := fs.Parse(args); err != nil {
+	allowEmpty := fs.Bool("allow-empty", false, "accept an empty or missing patches/")
+	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	t, patches, _, base, err := e.seriesAndBase(ctx)
+	t, err := e.tree()
+	if err != nil {
+		return err
+	}
+	patches, _, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
 	if err != nil {
 		return err
 	}
@@ -86,13 +136,16 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 }
 
 func runBuild(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "build", "[-o file]")
+	fs := newFlags(e, "build", "[-o file]", helpBuild)
 	out := fs.String("o", filepath.Join(e.bin, "nomad"), "write the binary to `file`")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	t, err := e.requireWorkTree(ctx)
+	t, err := e.tree()
 	if err != nil {
+		return err
+	}
+	if err := t.Require(ctx, worktree.Need{Verb: "build", Base: true}); err != nil {
 		return err
 	}
 	p, err := e.loadPin()
@@ -126,7 +179,9 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 			"Runs the command in new network, mount and PID namespaces: only lo and a veth pair\n"+
 			"with a default route via 192.0.2.254 that leads nowhere; 169.254.0.0/16 and the\n"+
 			"private ranges unreachable; the machine's cgroups hidden; every process killed\n"+
-			"when the command exits. Needs root, unshare (util-linux) and ip (iproute2).")
+			"when the command exits. Needs root, unshare (util-linux) and ip (iproute2).\n"+
+			"Run `go mod download` first: there is no network inside. Nomad's tests need\n"+
+			"the tree's nomad on PATH (see `make test-sim`).")
 		if len(args) == 0 {
 			return usageError{errors.New("no command given")}
 		}

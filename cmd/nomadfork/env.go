@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
@@ -63,7 +62,6 @@ func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 
 func (e *env) loadPin() (*pin.Pin, error) { return pin.Load(e.pinFile) }
 
-func (e *env) listPatches() ([]series.Patch, error) { return series.List(e.patches) }
 
 func (e *env) tree() (*worktree.Tree, error) { return worktree.New(e.workTree, e.stdout) }
 
@@ -85,120 +83,43 @@ func (e *env) fetchBase(ctx context.Context, t *worktree.Tree) (*pin.Pin, string
 	if err != nil {
 		return nil, "", err
 	}
-	if err := checkReplacements(mods); err != nil {
+	if err := upstream.CheckReplacements(mods, pin.DefaultFile); err != nil {
 		return nil, "", err
 	}
 	if err := t.Init(ctx); err != nil {
 		return nil, "", err
 	}
-	base, err := t.ImportBase(ctx, mods)
+	var base string
+	err = progress.Step(e.stdout, fmt.Sprintf("importing upstream %s into %s", p.Version(), t.Dir), func() error {
+		base, err = t.ImportBase(ctx, mods)
+		return err
+	})
 	if err != nil {
 		return nil, "", err
 	}
 	return p, base, nil
 }
 
-// checkReplacements makes sure every local-path replace directive of the
-// main module's go.mod points at a directory the module zip or a nested
-// module of the pin provides; otherwise the tree could not build.
-func checkReplacements(mods []*upstream.Module) error {
-	main := mods[0]
-	data, err := os.ReadFile(filepath.Join(main.Source, "go.mod"))
-	if err != nil {
-		return fmt.Errorf("reading %s go.mod: %w", main.Module, err)
-	}
-	for _, target := range localReplacements(string(data)) {
-		dir := filepath.Clean(strings.TrimPrefix(target.dir, "./"))
-		if _, err := os.Stat(filepath.Join(main.Source, dir)); err == nil {
-			continue
-		}
-		found := false
-		for _, m := range mods[1:] {
-			if filepath.Clean(m.Dir) == dir {
-				found = true
-			}
-		}
-		if !found {
-			return fmt.Errorf("%s's go.mod replaces %s => %s, but its module zip has no %s/ and the pin has no nested module for it; "+
-				"add {\"path\": %q, \"version\": <pseudo-version of the tag's commit>, \"sum\": ..., \"dir\": %q} to \"nested\" in %s",
-				main.Module, target.module, target.dir, dir, target.module, dir, pin.DefaultFile)
-		}
-	}
-	return nil
-}
-
-type replacement struct{ module, dir string }
-
-// localReplacements returns the replace directives with a local path target.
-func localReplacements(gomod string) []replacement {
-	var out []replacement
-	inBlock := false
-	for _, line := range strings.Split(gomod, "\n") {
-		line = strings.TrimSpace(line)
-		if i := strings.Index(line, "//"); i >= 0 {
-			line = strings.TrimSpace(line[:i])
-		}
-		switch {
-		case line == "replace (":
-			inBlock = true
-			continue
-		case inBlock && line == ")":
-			inBlock = false
-			continue
-		case strings.HasPrefix(line, "replace "):
-			line = strings.TrimPrefix(line, "replace ")
-		case !inBlock:
-			continue
-		}
-		left, right, ok := strings.Cut(line, "=>")
-		if !ok {
-			continue
-		}
-		f := strings.Fields(right)
-		if len(f) == 1 && (strings.HasPrefix(f[0], "./") || strings.HasPrefix(f[0], "../")) {
-			lf := strings.Fields(left)
-			if len(lf) > 0 {
-				out = append(out, replacement{lf[0], f[0]})
-			}
-		}
-	}
-	return out
-}
-
-// seriesAndBase returns the work tree, the series and the upstream commit,
+// seriesAndBase returns the series and the pinned upstream commit,
 // fetching and importing it if needed: what check, apply and export start
-// from.
-func (e *env) seriesAndBase(ctx context.Context) (*worktree.Tree, []series.Patch, *pin.Pin, string, error) {
-	t, err := e.tree()
+// from. An empty or missing series is refused unless allowEmpty is set.
+func (e *env) seriesAndBase(ctx context.Context, t *worktree.Tree, allowEmpty bool) ([]series.Patch, *pin.Pin, string, error) {
+	patches, err := series.Require(e.patches, allowEmpty)
 	if err != nil {
-		return nil, nil, nil, "", err
-	}
-	patches, err := e.listPatches()
-	if err != nil {
-		return nil, nil, nil, "", err
+		return nil, nil, "", err
 	}
 	p, base, err := e.fetchBase(ctx, t)
 	if err != nil {
-		return nil, nil, nil, "", err
+		return nil, nil, "", err
 	}
-	return t, patches, p, base, nil
+	return patches, p, base, nil
 }
 
-// requireWorkTree fails unless apply has made the work tree.
+// requireWorkTree returns the work tree, failing unless apply has made it.
 func (e *env) requireWorkTree(ctx context.Context) (*worktree.Tree, error) {
 	t, err := e.tree()
 	if err != nil {
 		return nil, err
 	}
-	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return nil, fmt.Errorf("no work tree at %s: run `nomadfork apply` (or `make`) first", e.workTree)
-	}
-	base, err := t.Base(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if base == "" {
-		return nil, errors.New("the work tree has no upstream branch: run `nomadfork apply` first")
-	}
-	return t, nil
+	return t, t.Require(ctx, worktree.Need{Base: true})
 }

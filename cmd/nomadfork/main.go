@@ -12,18 +12,22 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
 
 const usage = `nomadfork maintains the nomad-client-fork patch series.
 
 Usage:
 
-	nomadfork <command> [flags]
+	nomadfork [-C dir] <command> [flags]
+	nomadfork help <command>
 
 Commands:
 
@@ -46,28 +50,36 @@ Commands:
 	bench      measure alloc-update and Raft traffic and deployment times of a
 	           real cluster in the sandbox: upstream, the fork, v1.6.1
 
-Run 'nomadfork <command> -h' for a command's flags. Commands run in the
-repository's top directory (the one holding upstream.json); -C changes it.
+Flags:
+
+	-C dir     run in dir instead of the current directory
+
+Commands run in the repository's top directory (the one holding
+upstream.json). apply, extract, rebase, drop and export change the series or
+the work tree; they (and check, status and baseline, which share its scratch
+space) take a lock, out/nomadfork.lock, so only one runs at a time.
 `
 
 type command struct {
 	name string
 	run  func(ctx context.Context, env *env, args []string) error
+	// lock: the command takes the tool's lock.
+	lock bool
 }
 
 var commands = []command{
-	{"apply", runApply},
-	{"extract", runExtract},
-	{"check", runCheck},
-	{"build", runBuild},
-	{"test", runTest},
-	{"baseline", runBaseline},
-	{"rebase", runRebase},
-	{"drop", runDrop},
-	{"status", runStatus},
-	{"export", runExport},
-	{"sandbox", runSandbox},
-	{"bench", runBench},
+	{"apply", runApply, true},
+	{"extract", runExtract, true},
+	{"check", runCheck, true},
+	{"build", runBuild, false},
+	{"test", runTest, false},
+	{"baseline", runBaseline, true},
+	{"rebase", runRebase, true},
+	{"drop", runDrop, true},
+	{"status", runStatus, true},
+	{"export", runExport, true},
+	{"sandbox", runSandbox, false},
+	{"bench", runBench, false},
 }
 
 func main() {
@@ -77,10 +89,16 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == benchRunArg {
 		os.Exit(benchScenarioMain(os.Args[2:]))
 	}
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
+// exitInterrupted is the exit code after SIGINT or SIGTERM, as a shell's.
+const exitInterrupted = 130
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	top := flag.NewFlagSet("nomadfork", flag.ContinueOnError)
 	top.SetOutput(stderr)
 	top.Usage = func() { fmt.Fprint(stderr, usage) }
@@ -97,15 +115,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	name, rest := top.Arg(0), top.Args()[1:]
 	if name == "help" {
-		fmt.Fprint(stdout, usage)
-		return 0
-	}
-	var cmd *command
-	for i := range commands {
-		if commands[i].name == name {
-			cmd = &commands[i]
+		if len(rest) == 0 {
+			fmt.Fprint(stdout, usage)
+			return 0
 		}
+		name, rest, stderr = rest[0], []string{"-h"}, stdout
 	}
+	cmd := lookup(name)
 	if cmd == nil {
 		var names []string
 		for _, c := range commands {
@@ -116,43 +132,110 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	e, err := newEnv(*root, stdout, stderr)
-	if err != nil && cmd.name != "sandbox" {
+	help := len(rest) > 0 && (rest[0] == "-h" || rest[0] == "-help" || rest[0] == "--help")
+	if err != nil && cmd.name != "sandbox" && !help {
 		fmt.Fprintf(stderr, "nomadfork: %v\n", err)
 		return 1
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := cmd.run(ctx, e, rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		var usageErr usageError
-		if errors.As(err, &usageErr) {
+	if cmd.lock && !help {
+		release, err := lockfile.Acquire(filepath.Join(e.out, "nomadfork.lock"), cmd.name, func(msg string) {
+			fmt.Fprintf(stderr, "nomadfork: %s\n", msg)
+		})
+		if err != nil {
 			fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
-			return 2
+			return 1
 		}
-		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
-		var exit exitCode
-		if errors.As(err, &exit) {
-			return int(exit)
-		}
-		return 1
+		defer release()
 	}
-	return 0
+	err = cmd.run(ctx, e, rest)
+	var usageErr usageError
+	var flagErr flagError
+	var exit exitCode
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &flagErr):
+		return 2
+	case errors.As(err, &usageErr):
+		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+		return 2
+	case ctx.Err() != nil:
+		step := progress.Current()
+		if step == "" {
+			step = name
+		}
+		fmt.Fprintf(stderr, "nomadfork %s: interrupted during %s; run `%s` to resume\n", name, step, resumeCommand(e, name, rest))
+		return exitInterrupted
+	case errors.As(err, &exit):
+		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+		return int(exit)
+	}
+	fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+	return 1
 }
 
+func lookup(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+// resumeCommand is what goes on after an interrupted command: the same
+// command line, except that a rebase in progress continues.
+func resumeCommand(e *env, name string, args []string) string {
+	if name == "rebase" {
+		if r, err := e.rebaser(); err == nil && r.InProgress(context.Background()) {
+			return "nomadfork rebase -continue"
+		}
+	}
+	if name == "apply" {
+		return "nomadfork apply"
+	}
+	return strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " "))
+}
+
+// usageError is a mistake in the command line.
 type usageError struct{ error }
+
+// flagError is a usage error the flag package has already printed.
+type flagError struct{ error }
 
 type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-func newFlags(e *env, name, args string) *flag.FlagSet {
+// newFlags returns the flag set of a command; help describes it.
+func newFlags(e *env, name, synopsis string, help ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: nomadfork %s %s\n", name, args)
-		fs.PrintDefaults()
+		fmt.Fprintf(e.stderr, "usage: nomadfork %s %s\n", name, synopsis)
+		if len(help) > 0 {
+			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(help[0]))
+		}
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			fmt.Fprintln(e.stderr, "\nflags:")
+			fs.PrintDefaults()
+		}
 	}
 	return fs
+}
+
+// parse parses args and allows at most maxArgs arguments after the flags.
+func parse(fs *flag.FlagSet, args []string, maxArgs int) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return flagError{err}
+	}
+	if fs.NArg() > maxArgs {
+		return usageError{fmt.Errorf("unexpected arguments: %s (see `nomadfork help %s`)", strings.Join(fs.Args()[maxArgs:], " "), fs.Name())}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -116,7 +117,7 @@ type result struct {
 func (p *project) nomadfork(args ...string) result {
 	p.t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(append([]string{"-C", p.dir}, args...), &stdout, &stderr)
+	code := run(context.Background(), append([]string{"-C", p.dir}, args...), &stdout, &stderr)
 	return result{code, stdout.String(), stderr.String()}
 }
 
@@ -194,7 +195,7 @@ func (p *project) patchFiles() map[string]string {
 // twoPatches applies the empty series and records two patches.
 func (p *project) twoPatches() {
 	p.t.Helper()
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
 	p.commitEdit("lib/lib.go", "return 20 }", "return 200 }", "lib: make F20 return 200")
 	p.mustRun("extract")
@@ -202,7 +203,7 @@ func (p *project) twoPatches() {
 
 func TestApplyMaterializesUpstreamAndNested(t *testing.T) {
 	p := newProject(t)
-	r := p.mustRun("apply")
+	r := p.mustRun("apply", "-allow-empty")
 	if !strings.Contains(r.stdout, "downloading example.com/up@v1.0.0") {
 		t.Errorf("no download progress in output:\n%s", r.stdout)
 	}
@@ -218,7 +219,7 @@ func TestApplyMaterializesUpstreamAndNested(t *testing.T) {
 	// The base commit is a pure function of the pin.
 	first := p.git("rev-parse", "upstream")
 	other := newProject(t)
-	other.mustRun("apply")
+	other.mustRun("apply", "-allow-empty")
 	if second := other.git("rev-parse", "upstream"); first != second {
 		t.Errorf("base commit differs between two applies of the same pin: %s vs %s", first, second)
 	}
@@ -319,16 +320,20 @@ func TestApplyCorruptPatch(t *testing.T) {
 	if !strings.Contains(r.stderr, "0002-lib-make-F20-return-200.patch") {
 		t.Errorf("failure does not name the patch:\n%s", r.stderr)
 	}
-	if !strings.Contains(r.stderr, "apply --continue") {
-		t.Errorf("failure does not say how to resume:\n%s", r.stderr)
+	// git's own message, no talk of conflicts, and the way on.
+	if !strings.Contains(r.stderr, "corrupt patch at line") || strings.Contains(r.stderr, "conflict") || !strings.Contains(r.stderr, "then run `nomadfork apply`") {
+		t.Errorf("failure does not say what happened and how to go on:\n%s", r.stderr)
 	}
-	// 0001 stays applied; the stopped apply is not silently clobbered.
+	// 0001 stays applied, nothing half-applied is left.
 	if got := p.git("log", "-1", "--format=%s"); got != "lib: make F5 return 50" {
 		t.Errorf("HEAD = %q, want the first patch", got)
 	}
-	r = p.mustFail("apply")
-	if !strings.Contains(r.stderr, "stopped at 0002") {
-		t.Errorf("second apply does not report the stopped apply:\n%s", r.stderr)
+	if got := p.git("status", "--porcelain"); got != "" {
+		t.Errorf("work tree not clean after the failed patch: %q", got)
+	}
+	r = p.mustFail("extract")
+	if !strings.Contains(r.stderr, "an apply stopped before 0002") || !strings.Contains(r.stderr, "nomadfork apply -abort") {
+		t.Errorf("extract does not refuse during the stopped apply:\n%s", r.stderr)
 	}
 	r = p.mustFail("check", "-no-build")
 	if !strings.Contains(r.stderr, "0002-lib-make-F20-return-200.patch") {
@@ -346,7 +351,7 @@ func TestChecksumMismatchWritesNothing(t *testing.T) {
 	if err := pn.Save(filepath.Join(p.dir, pin.DefaultFile)); err != nil {
 		t.Fatal(err)
 	}
-	r := p.mustFail("apply")
+	r := p.mustFail("apply", "-allow-empty")
 	if !strings.Contains(r.stderr, "checksum mismatch") || !strings.Contains(r.stderr, "example.com/up@v1.0.0") {
 		t.Errorf("error does not explain the mismatch:\n%s", r.stderr)
 	}
@@ -358,7 +363,7 @@ func TestChecksumMismatchWritesNothing(t *testing.T) {
 func TestMissingNestedModule(t *testing.T) {
 	p := newProject(t)
 	p.pin("v1.0.0", false)
-	r := p.mustFail("apply")
+	r := p.mustFail("apply", "-allow-empty")
 	if !strings.Contains(r.stderr, "replaces example.com/up/api => ./api") || !strings.Contains(r.stderr, `"nested"`) {
 		t.Errorf("error does not name the missing nested module and the fix:\n%s", r.stderr)
 	}
@@ -401,14 +406,14 @@ func TestInterruptedApplyResumes(t *testing.T) {
 
 func TestConflictThenContinue(t *testing.T) {
 	p := newProject(t)
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
 	p.commitEdit("lib/lib.go", "func F10() int { return 10 }", "func F10() int { return 100 }", "lib: make F10 return 100")
 	p.mustRun("extract")
 	// Upstream v1.0.2 changed F10 too: 0002 conflicts.
 	p.pin("v1.0.2", true)
 	r := p.mustFail("apply")
-	for _, want := range []string{"0002-lib-make-F10-return-100.patch", "lib/lib.go", "apply --continue"} {
+	for _, want := range []string{"0002-lib-make-F10-return-100.patch", "lib/lib.go", "apply -continue"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("conflict report lacks %q:\n%s", want, r.stderr)
 		}
@@ -452,7 +457,7 @@ func TestCheckDetectsOffset(t *testing.T) {
 
 func TestCheckBuildsEveryPrefix(t *testing.T) {
 	p := newProject(t)
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	p.commitEdit("lib/lib.go", "func F5() int { return 5 }", "func F5() int { return undefinedName }", "lib: break the build")
 	p.commitEdit("lib/lib.go", "return undefinedName }", "return 5 }", "lib: fix the build again")
 	p.mustRun("extract")
@@ -464,7 +469,7 @@ func TestCheckBuildsEveryPrefix(t *testing.T) {
 
 func TestCheckLintsMetadata(t *testing.T) {
 	p := newProject(t)
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	content := p.read("nomad/lib/lib.go")
 	p.write("nomad/lib/lib.go", strings.Replace(content, "return 5 }", "return 6 }", 1))
 	p.git("commit", "-q", "-a", "-m", "lib: no trailers\n\nBody.")
@@ -497,10 +502,10 @@ func TestExtractGuards(t *testing.T) {
 
 func TestUsage(t *testing.T) {
 	var out, errb bytes.Buffer
-	if code := run([]string{"frobnicate"}, &out, &errb); code != 2 {
+	if code := run(context.Background(), []string{"frobnicate"}, &out, &errb); code != 2 {
 		t.Errorf("unknown command exit = %d, want 2", code)
 	}
-	if code := run([]string{"-C", t.TempDir(), "apply"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "upstream.json not found") {
+	if code := run(context.Background(), []string{"-C", t.TempDir(), "apply"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "upstream.json not found") {
 		t.Errorf("apply outside a repository: %d %s", code, errb.String())
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"net/url"
 	"path/filepath"
 	"strings"
 
@@ -14,6 +14,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/export"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
@@ -45,23 +46,33 @@ func (e *env) rebaser() (*rebase.Rebaser, error) {
 	}, nil
 }
 
+const (
+	helpRebase = `Moves the series onto a newer upstream: pins and imports the target, then
+applies each patch (cleanly, by 3-way merge, or dropped when upstream carries
+it). At a conflict it stops: resolve, git add, then rebase -continue, or
+rebase -abort. The pin, patches/ and CHANGELOG.md change only when it
+completes.`
+	helpDrop = `Records that upstream carries a patch in a different form (Upstream-Status:
+applied <version>, Applied-Upstream: <url>); the next rebase onto that
+version or later drops it. The version must be served and newer than the pin.`
+	helpStatus = `Read-only: tries the series against newer upstream versions in scratch
+trees and prints a table, a row per patch. Without -against: the versions in
+targets.json newer than the pin.`
+	helpExport = `Writes upstream-ready commits (fork trailers removed, a .changelog entry
+each) as branches export/NNNN-subject in nomad/ and as an mbox.`
+)
+
 func runRebase(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "rebase", "-onto <version> | -continue | -abort")
+	fs := newFlags(e, "rebase", "-onto <version> | -continue | -abort", helpRebase)
 	onto := fs.String("onto", "", "move the series onto upstream `version`, such as v1.6.1")
-	cont := fs.Bool("continue", false, "go on after resolving a conflict and `git add`")
-	abort := fs.Bool("abort", false, "undo the rebase: restore the work tree; pin and patches/ were never touched")
+	cont := fs.Bool("continue", false, "go on after resolving a conflict and staging it with 'git add', or after an interruption")
+	abort := fs.Bool("abort", false, "undo the rebase: restore the work tree; pin, patches/ and CHANGELOG.md were never touched")
 	nested := nestedFlag{}
 	fs.Var(nested, "nested", "use `path@version` for a nested module (repeatable); default: targets.json, else the tag commit's pseudo-version")
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	n := 0
-	for _, set := range []bool{*onto != "", *cont, *abort} {
-		if set {
-			n++
-		}
-	}
-	if n != 1 {
+	if count(*onto != "", *cont, *abort) != 1 {
 		return usageError{errors.New("give exactly one of -onto <version>, -continue or -abort")}
 	}
 	r, err := e.rebaser()
@@ -75,7 +86,7 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, "rebase aborted: work tree, pin and patches/ are as before")
 		return nil
 	}
-	patches, err := e.listPatches()
+	patches, err := series.List(e.patches)
 	if err != nil {
 		return err
 	}
@@ -83,6 +94,9 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	if *cont {
 		rep, err = r.Continue(ctx, patches)
 	} else {
+		if len(patches) == 0 {
+			return fmt.Errorf("%w: there is nothing to rebase in %s", series.ErrNoPatches, e.patches)
+		}
 		if !semver.IsValid(*onto) {
 			return usageError{fmt.Errorf("-onto %q is not a version such as v1.6.1", *onto)}
 		}
@@ -94,13 +108,16 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 		if semver.Compare(*onto, cur.Version()) <= 0 {
 			return fmt.Errorf("-onto %s is not newer than the pinned %s", *onto, cur.Version())
 		}
-		targets, err := upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile))
-		if err != nil {
+		if err := r.Tree.Require(ctx, worktree.Need{Verb: "rebase", Base: true, NoOp: true, Clean: true}); err != nil {
 			return err
 		}
-		next, mods, _, err := upstream.Resolve(ctx, cur, *onto, targets, nested, false, e.stdout)
-		if err != nil {
+		var targets upstream.Targets
+		if targets, err = upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile)); err != nil {
 			return err
+		}
+		next, mods, _, rerr := upstream.Resolve(ctx, cur, *onto, targets, nested, false, e.stdout)
+		if rerr != nil {
+			return rerr
 		}
 		rep, err = r.Start(ctx, cur, next, mods, patches)
 	}
@@ -109,6 +126,7 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	}
 	if rep.Stopped != nil {
 		c := &worktree.ConflictError{Patch: rep.Stopped.Patch, Files: rep.Stopped.Files, Hunks: rep.Stopped.Hunks,
+			Conflict: len(rep.Stopped.Files) > 0, Output: rep.Stopped.Detail,
 			Resume: "resolve the conflicts in nomad/, `git add` the files, then run `nomadfork rebase -continue`;\n" +
 				"or run `nomadfork rebase -abort` to restore everything as it was"}
 		return c
@@ -119,15 +137,15 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 }
 
 func runDrop(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>]")
+	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>]", helpDrop)
 	applied := fs.String("applied-upstream", "", "the upstream `version` that carries the change")
-	pr := fs.String("pr", "", "the upstream pull request `url` that carries it")
+	pr := fs.String("pr", "", "the https `url` of the upstream pull request that carries it")
 	// Accept the patch before or after the flags.
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args, 1); err != nil {
 		return err
 	}
 	if name == "" && fs.NArg() == 1 {
@@ -138,49 +156,85 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if !semver.IsValid(*applied) {
 		return usageError{fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied)}
 	}
-	patches, err := e.listPatches()
-	if err != nil {
-		return err
-	}
-	var path string
-	for _, p := range patches {
-		if p.Name == name || strings.TrimSuffix(p.Name, ".patch") == name || fmt.Sprintf("%04d", p.Number) == name {
-			path = p.Path
+	if *pr != "" {
+		if u, err := url.Parse(*pr); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" {
+			return usageError{fmt.Errorf("-pr %q is not an https URL of a pull request", *pr)}
 		}
 	}
-	if path == "" {
-		return fmt.Errorf("no patch %q in patches/", name)
-	}
-	data, err := os.ReadFile(path)
+	t, err := e.tree()
 	if err != nil {
 		return err
 	}
-	data, err = metadata.SetTrailer(data, "Upstream-Status", "applied "+*applied)
+	if err := t.Require(ctx, worktree.Need{Verb: "drop", NoOp: true}); err != nil {
+		return err
+	}
+	cur, err := e.loadPin()
+	if err != nil {
+		return err
+	}
+	if semver.Compare(*applied, cur.Version()) <= 0 {
+		return fmt.Errorf("-applied-upstream %s is not newer than the pinned %s: a patch the pinned upstream carried would not apply", *applied, cur.Version())
+	}
+	if _, err := upstream.Download(ctx, pin.Module{Path: cur.Module.Path, Version: *applied}); err != nil {
+		return fmt.Errorf("-applied-upstream %s: %w", *applied, err)
+	}
+	patches, err := series.List(e.patches)
+	if err != nil {
+		return err
+	}
+	var patch *series.Patch
+	for i, p := range patches {
+		if p.Name == name || strings.TrimSuffix(p.Name, ".patch") == name || fmt.Sprintf("%04d", p.Number) == name {
+			patch = &patches[i]
+		}
+	}
+	if patch == nil {
+		return fmt.Errorf("no patch %q in patches/", name)
+	}
+	data, err := metadata.SetTrailer(patch.Data, "Upstream-Status", "applied "+*applied)
 	if err == nil && *pr != "" {
 		data, err = metadata.SetTrailer(data, "Applied-Upstream", *pr)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", filepath.Base(path), err)
+		return fmt.Errorf("%s: %w", patch.Name, err)
 	}
 	md, err := metadata.Parse(data)
 	if err != nil {
 		return err
 	}
 	if errs := md.Lint(); len(errs) > 0 {
-		return fmt.Errorf("%s would be invalid: %v", filepath.Base(path), errs[0])
+		return fmt.Errorf("%s would be invalid: %v", patch.Name, errs[0])
 	}
-	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+	if err := atomicfile.WriteFile(patch.Path, data, 0o644); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: Upstream-Status: applied %s; the next rebase onto %s or later drops it\n", filepath.Base(path), *applied, *applied)
+	fmt.Fprintf(e.stdout, "%s: Upstream-Status: applied %s; the next rebase onto %s or later drops it\n", patch.Name, *applied, *applied)
 	return nil
 }
 
 func runStatus(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "status", "-against v1.5.5,v1.5.6,v1.6.1")
-	against := fs.String("against", "", "comma-separated upstream `versions` to try the series against")
-	if err := fs.Parse(args); err != nil {
+	fs := newFlags(e, "status", "[-against v1.5.5,v1.5.6,v1.6.1]", helpStatus)
+	against := fs.String("against", "", "comma-separated upstream `versions` to try the series against (default: targets.json's newer than the pin)")
+	if err := parse(fs, args, 0); err != nil {
 		return err
+	}
+	cur, err := e.loadPin()
+	if err != nil {
+		return err
+	}
+	targets, err := upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile))
+	if err != nil {
+		return err
+	}
+	if *against == "" {
+		var vs []string
+		for v := range targets {
+			if semver.IsValid(v) && semver.Compare(v, cur.Version()) > 0 {
+				vs = append(vs, v)
+			}
+		}
+		semver.Sort(vs)
+		*against = strings.Join(vs, ",")
 	}
 	var versions []string
 	for _, v := range strings.Split(*against, ",") {
@@ -193,17 +247,9 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		versions = append(versions, v)
 	}
 	if len(versions) == 0 {
-		return usageError{errors.New("-against needs at least one version")}
+		return usageError{fmt.Errorf("no version to try: %s names none newer than %s; give -against v1.6.1,…", upstream.TargetsFile, cur.Version())}
 	}
-	cur, err := e.loadPin()
-	if err != nil {
-		return err
-	}
-	targets, err := upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile))
-	if err != nil {
-		return err
-	}
-	patches, err := e.listPatches()
+	patches, err := series.Require(e.patches, false)
 	if err != nil {
 		return err
 	}
@@ -234,13 +280,20 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 }
 
 func runExport(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "export", "[-o dir] [-verify]")
+	fs := newFlags(e, "export", "[-o dir] [-verify]", helpExport)
 	out := fs.String("o", filepath.Join(e.out, "export"), "write the mbox to `dir`/series.mbox")
-	verify := fs.Bool("verify", false, "apply the mbox with plain `git am` onto a fresh upstream tree and build it")
-	if err := fs.Parse(args); err != nil {
+	verify := fs.Bool("verify", false, "apply the mbox with plain 'git am' onto a fresh upstream tree and build it")
+	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	t, patches, _, base, err := e.seriesAndBase(ctx)
+	t, err := e.tree()
+	if err != nil {
+		return err
+	}
+	if err := t.Require(ctx, worktree.Need{Verb: "export", NoOp: true}); err != nil {
+		return err
+	}
+	patches, _, base, err := e.seriesAndBase(ctx, t, false)
 	if err != nil {
 		return err
 	}

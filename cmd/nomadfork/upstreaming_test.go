@@ -70,12 +70,12 @@ func TestRebaseThreeWay(t *testing.T) {
 
 func TestRebaseConflictContinue(t *testing.T) {
 	p := newProject(t)
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	p.commitEdit("lib/lib.go", "func F10() int { return 10 }", "func F10() int { return 100 }", "lib: make F10 return 100")
 	p.mustRun("extract")
 	before := p.snapshot()
 	r := p.mustFail("rebase", "-onto", "v1.0.2")
-	for _, want := range []string{"0001-lib-make-F10-return-100.patch does not apply", "lib/lib.go", "rebase -continue", "rebase -abort"} {
+	for _, want := range []string{"0001-lib-make-F10-return-100.patch conflicts", "lib/lib.go", "rebase -continue", "rebase -abort"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("conflict report lacks %q:\n%s", want, r.stderr)
 		}
@@ -97,7 +97,7 @@ func TestRebaseConflictContinue(t *testing.T) {
 
 func TestRebaseConflictAbortRestoresEverything(t *testing.T) {
 	p := newProject(t)
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
 	p.commitEdit("lib/lib.go", "func F10() int { return 10 }", "func F10() int { return 100 }", "lib: make F10 return 100")
 	p.mustRun("extract")
@@ -170,7 +170,7 @@ func TestStatusTable(t *testing.T) {
 
 func TestStatusConflict(t *testing.T) {
 	p := newProject(t)
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	p.commitEdit("lib/lib.go", "func F10() int { return 10 }", "func F10() int { return 100 }", "lib: make F10 return 100")
 	p.mustRun("extract")
 	r := p.mustRun("status", "-against", "v1.0.2")
@@ -181,7 +181,7 @@ func TestStatusConflict(t *testing.T) {
 
 func TestExportAppliesWithPlainGitAm(t *testing.T) {
 	p := newProject(t)
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
 	content := p.read("nomad/lib/lib.go")
 	p.write("nomad/lib/lib.go", strings.Replace(content, "return 20 }", "return 200 }", 1))

@@ -1,9 +1,11 @@
 // Package atomicfile writes files so that readers see either the old or the
-// complete new content, never a partial write.
+// complete new content, never a partial write, and reads the tool's JSON
+// state files.
 package atomicfile
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,4 +56,20 @@ func WriteJSON(name string, v any) error {
 		return fmt.Errorf("writing %s: %w", name, err)
 	}
 	return WriteFile(name, append(data, '\n'), 0o644)
+}
+
+// ReadJSON decodes the JSON file name into v. It reports false, and leaves
+// v alone, when the file does not exist.
+func ReadJSON(name string, v any) (bool, error) {
+	data, err := os.ReadFile(name)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("reading %s: %w", name, err)
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return false, fmt.Errorf("parsing %s: %w", name, err)
+	}
+	return true, nil
 }

@@ -5,8 +5,40 @@ package progress
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 )
+
+var current struct {
+	sync.Mutex
+	steps []string
+}
+
+// Begin records what as the step under way, for Current, until the
+// returned function is called.
+func Begin(what string) (end func()) {
+	current.Lock()
+	current.steps = append(current.steps, what)
+	n := len(current.steps)
+	current.Unlock()
+	return func() {
+		current.Lock()
+		defer current.Unlock()
+		if len(current.steps) >= n {
+			current.steps = current.steps[:n-1]
+		}
+	}
+}
+
+// Current returns the innermost step under way, or "" if there is none.
+func Current() string {
+	current.Lock()
+	defer current.Unlock()
+	if len(current.steps) == 0 {
+		return ""
+	}
+	return current.steps[len(current.steps)-1]
+}
 
 // Interval is how often Step reports that a step is still running.
 var Interval = 30 * time.Second
@@ -15,6 +47,7 @@ var Interval = 30 * time.Second
 // prints how long fn took.
 func Step(w io.Writer, what string, fn func() error) error {
 	start := time.Now()
+	defer Begin(what)()
 	fmt.Fprintf(w, "==> %s\n", what)
 	done := make(chan struct{})
 	stopped := make(chan struct{})

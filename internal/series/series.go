@@ -15,6 +15,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
 )
 
 // FormatPatchArgs are the fixed `git format-patch` flags that make a patch
@@ -35,7 +36,7 @@ var FormatPatchArgs = []string{
 	"--encoding=UTF-8",
 }
 
-// Patch is one file of the series.
+// Patch is one file of the series, read and parsed once by List.
 type Patch struct {
 	// Name is the file name, such as 0001-client-prioritize-updates.patch.
 	Name string
@@ -43,6 +44,21 @@ type Patch struct {
 	Path string
 	// Number is the NNNN prefix.
 	Number int
+	// Data is the file's content.
+	Data []byte
+	// Meta is the commit message's metadata, nil if it does not parse;
+	// MetaErr then says why.
+	Meta    *metadata.Patch
+	MetaErr error
+}
+
+// Metadata returns the parsed metadata, or the parse error naming the
+// patch.
+func (p Patch) Metadata() (*metadata.Patch, error) {
+	if p.Meta == nil {
+		return nil, fmt.Errorf("%s: %w", p.Name, p.MetaErr)
+	}
+	return p.Meta, nil
 }
 
 var nameRE = regexp.MustCompile(`^([0-9]{4})-[A-Za-z0-9._-]+\.patch$`)
@@ -68,7 +84,12 @@ func List(dir string) ([]Patch, error) {
 			return nil, fmt.Errorf("%s: patch files are named NNNN-subject.patch; rename it or run `nomadfork extract`", filepath.Join(dir, e.Name()))
 		}
 		n, _ := strconv.Atoi(m[1])
-		patches = append(patches, Patch{Name: e.Name(), Path: filepath.Join(dir, e.Name()), Number: n})
+		p := Patch{Name: e.Name(), Path: filepath.Join(dir, e.Name()), Number: n}
+		if p.Data, err = os.ReadFile(p.Path); err != nil {
+			return nil, fmt.Errorf("reading patch: %w", err)
+		}
+		p.Meta, p.MetaErr = metadata.Parse(p.Data)
+		patches = append(patches, p)
 	}
 	sort.Slice(patches, func(i, j int) bool { return patches[i].Name < patches[j].Name })
 	for i, p := range patches {
@@ -77,6 +98,23 @@ func List(dir string) ([]Patch, error) {
 		}
 	}
 	return patches, nil
+}
+
+// ErrNoPatches is returned by Require for a missing or empty series.
+var ErrNoPatches = errors.New("the series is empty")
+
+// Require returns the patches in dir, refusing an empty or missing series
+// unless allowEmpty is set: a verb that meets no patches has most likely
+// been pointed at the wrong directory, or patches/ was lost.
+func Require(dir string, allowEmpty bool) ([]Patch, error) {
+	patches, err := List(dir)
+	if err != nil || len(patches) > 0 || allowEmpty {
+		return patches, err
+	}
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s does not exist; restore it (`git checkout -- patches`) or pass -allow-empty to work with upstream alone", ErrNoPatches, dir)
+	}
+	return nil, fmt.Errorf("%w: %s holds no NNNN-subject.patch files; restore them (`git checkout -- patches`) or pass -allow-empty to work with upstream alone", ErrNoPatches, dir)
 }
 
 // File is an exported patch file.
@@ -123,19 +161,15 @@ func ExportFrom(ctx context.Context, repo *git.Repo, base, head string, start in
 
 // Matching returns how many leading files equal the leading patches, byte
 // for byte and by name.
-func Matching(files []File, patches []Patch) (int, error) {
+func Matching(files []File, patches []Patch) int {
 	n := 0
 	for n < len(files) && n < len(patches) {
-		data, err := os.ReadFile(patches[n].Path)
-		if err != nil {
-			return 0, fmt.Errorf("reading patch: %w", err)
-		}
-		if files[n].Name != patches[n].Name || !bytes.Equal(files[n].Data, data) {
+		if files[n].Name != patches[n].Name || !bytes.Equal(files[n].Data, patches[n].Data) {
 			break
 		}
 		n++
 	}
-	return n, nil
+	return n
 }
 
 // Change describes what Write did to one file.

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 )
 
 // Known is one test that fails on unpatched upstream in the sandbox.
@@ -99,7 +101,7 @@ func (b *Baseline) Write(file string) error {
 	for _, k := range tests {
 		fmt.Fprintf(&buf, "%s\t%s\t%s\n", k.Package, k.Test, k.Reason)
 	}
-	return os.WriteFile(file, buf.Bytes(), 0o644)
+	return atomicfile.WriteFile(file, buf.Bytes(), 0o644)
 }
 
 // ByPackage groups the baseline's tests by package.

@@ -185,21 +185,3 @@ func (s *Suite) Outcomes(ctx context.Context, tests []gotest.Result, flags []str
 	}
 	return out, nil
 }
-
-// Retry runs each failed test once more on its own and returns the ones that
-// passed then (flaky) and the ones that failed again.
-func (s *Suite) Retry(ctx context.Context, failed []gotest.Result, flags []string) (flaky, still []gotest.Result, err error) {
-	for _, f := range failed {
-		rep := gotest.NewReport()
-		inv := Invocation{Packages: []string{f.Package}, Flags: flags, Run: "^" + regexp.QuoteMeta(f.Test) + "$"}
-		if err := s.Run(ctx, inv, rep); err != nil {
-			return nil, nil, err
-		}
-		if r, ok := rep.Tests[[2]string{f.Package, f.Test}]; ok && r.Action == "pass" {
-			flaky = append(flaky, f)
-		} else {
-			still = append(still, f)
-		}
-	}
-	return flaky, still, nil
-}

@@ -21,7 +21,6 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
@@ -51,14 +50,10 @@ func (p Problems) Error() string {
 func Metadata(patches []series.Patch) Problems {
 	var probs Problems
 	for _, p := range patches {
-		data, err := os.ReadFile(p.Path)
+		data := p.Data
+		md, err := p.Metadata()
 		if err != nil {
-			probs = append(probs, fmt.Sprintf("%s: %v", p.Name, err))
-			continue
-		}
-		md, err := metadata.Parse(data)
-		if err != nil {
-			probs = append(probs, fmt.Sprintf("%s: %v", p.Name, err))
+			probs = append(probs, err.Error())
 			continue
 		}
 		for _, e := range md.Lint() {
@@ -74,18 +69,12 @@ func Metadata(patches []series.Patch) Problems {
 // Series runs the checks and returns Problems if any fails.
 func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 	probs := Metadata(patches)
-	scratch, err := filepath.Abs(opts.Scratch)
+	wt, cleanup, err := opts.Repo.Scratch(ctx, opts.Scratch, opts.Base)
 	if err != nil {
 		return err
 	}
-	if err := removeWorktree(ctx, opts.Repo, scratch); err != nil {
-		return err
-	}
-	if _, err := opts.Repo.Run(ctx, "worktree", "add", "--quiet", "--detach", "--force", scratch, opts.Base); err != nil {
-		return fmt.Errorf("creating scratch work tree: %w", err)
-	}
-	defer removeWorktree(context.Background(), opts.Repo, scratch)
-	wt := &git.Repo{Dir: scratch}
+	defer cleanup()
+	scratch := wt.Dir
 
 	var commits []string
 	for _, p := range patches {
@@ -119,6 +108,10 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 		err = progress.Step(opts.Log, fmt.Sprintf("building prefix 1..%d (%s): go build ./...", i+1, name), func() error {
 			return goCmd(ctx, scratch, opts.Log, "build", "./...")
 		})
+		if ctx.Err() != nil {
+			// An interruption is not the patch's fault.
+			return ctx.Err()
+		}
 		if err != nil {
 			probs = append(probs, fmt.Sprintf("%s: series prefix 1..%d does not build: %v", name, i+1, err))
 			break
@@ -156,25 +149,16 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 	return nil
 }
 
-func removeWorktree(ctx context.Context, repo *git.Repo, dir string) error {
-	if _, err := os.Stat(dir); err == nil {
-		if _, err := repo.Run(ctx, "worktree", "remove", "--force", dir); err != nil {
-			if err := os.RemoveAll(dir); err != nil {
-				return err
-			}
-		}
-	}
-	_, err := repo.Run(ctx, "worktree", "prune")
-	return err
-}
-
 // applyExactly applies p without three-way merging and compares its
 // re-export with the file. It returns the new commit, or a problem.
 func applyExactly(ctx context.Context, wt *git.Repo, p series.Patch) (commit, problem string, err error) {
-	cmd := wt.Command(ctx, "am", "--keep-cr", "--committer-date-is-author-date", "--quiet", p.Path)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		_, _ = wt.Run(ctx, "am", "--abort")
-		return "", fmt.Sprintf("%s: does not apply: %s", p.Name, oneLine(string(out))), nil
+	if err := wt.Am(ctx, p.Path, false); err != nil {
+		var am *git.AmError
+		if !errors.As(err, &am) {
+			return "", "", err
+		}
+		_ = wt.AmAbort(ctx)
+		return "", fmt.Sprintf("%s: does not apply: %s", p.Name, oneLine(git.GitMessage(am.Output))), nil
 	}
 	commit, err = wt.Line(ctx, "rev-parse", "HEAD")
 	if err != nil {
@@ -184,10 +168,7 @@ func applyExactly(ctx context.Context, wt *git.Repo, p series.Patch) (commit, pr
 	if err != nil {
 		return "", "", err
 	}
-	want, err := os.ReadFile(p.Path)
-	if err != nil {
-		return "", "", err
-	}
+	want := p.Data
 	if len(files) != 1 {
 		return "", fmt.Sprintf("%s: applying it made %d commits", p.Name, len(files)), nil
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
 )
 
 // BranchPrefix prefixes the per-patch branches in the work tree.
@@ -41,16 +40,11 @@ func Export(ctx context.Context, repo *git.Repo, base string, patches []series.P
 	if err != nil {
 		return nil, err
 	}
-	scratch := filepath.Join(abs, "tree")
-	_ = os.RemoveAll(scratch)
-	if _, err := repo.Run(ctx, "worktree", "prune"); err != nil {
+	wt, cleanup, err := repo.Scratch(ctx, filepath.Join(abs, "tree"), base)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := repo.Run(ctx, "worktree", "add", "--quiet", "--detach", "--force", scratch, base); err != nil {
-		return nil, err
-	}
-	defer repo.Run(context.Background(), "worktree", "remove", "--force", scratch)
-	wt := &git.Repo{Dir: scratch}
+	defer cleanup()
 	res := &Result{Mbox: filepath.Join(abs, "series.mbox")}
 	for _, p := range patches {
 		cl, err := exportOne(ctx, wt, p)
@@ -69,6 +63,9 @@ func Export(ctx context.Context, repo *git.Repo, base string, patches []series.P
 		res.Changelogs = append(res.Changelogs, cl)
 		fmt.Fprintf(log, "exported %s as branch %s with %s\n", p.Name, branch, cl)
 	}
+	if err := removeStale(ctx, repo, res.Branches, log); err != nil {
+		return nil, err
+	}
 	args := append(append([]string{}, series.FormatPatchArgs...), "--stdout", base+"..HEAD")
 	mbox, err := wt.Run(ctx, args...)
 	if err != nil {
@@ -83,22 +80,41 @@ func Export(ctx context.Context, repo *git.Repo, base string, patches []series.P
 	return res, nil
 }
 
+// removeStale deletes the export branches of patches no longer in the
+// series, so that the branches always mirror the series.
+func removeStale(ctx context.Context, repo *git.Repo, keep []string, log io.Writer) error {
+	have, err := repo.Lines(ctx, "for-each-ref", "--format=%(refname:short)", "refs/heads/"+BranchPrefix)
+	if err != nil {
+		return err
+	}
+	wanted := map[string]bool{}
+	for _, b := range keep {
+		wanted[b] = true
+	}
+	for _, b := range have {
+		if wanted[b] {
+			continue
+		}
+		if _, err := repo.Run(ctx, "branch", "--quiet", "--delete", "--force", b); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "removed branch %s (no longer in the series)\n", b)
+	}
+	return nil
+}
+
 var prRE = regexp.MustCompile(`/pull/([0-9]+)`)
 
 // exportOne applies p and amends the commit: .changelog entry added, fork
 // trailers removed. It returns the changelog file's path.
 func exportOne(ctx context.Context, wt *git.Repo, p series.Patch) (string, error) {
-	data, err := os.ReadFile(p.Path)
+	md, err := p.Metadata()
 	if err != nil {
 		return "", err
 	}
-	md, err := metadata.Parse(data)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", p.Name, err)
-	}
-	if out, err := wt.Command(ctx, "am", "--keep-cr", "--committer-date-is-author-date", "--quiet", p.Path).CombinedOutput(); err != nil {
-		_, _ = wt.Run(ctx, "am", "--abort")
-		return "", fmt.Errorf("%s does not apply to the base: %s (run `nomadfork check`)", p.Name, strings.TrimSpace(string(out)))
+	if err := wt.Am(ctx, p.Path, false); err != nil {
+		_ = wt.AmAbort(context.WithoutCancel(ctx))
+		return "", fmt.Errorf("%s does not apply to the base: %w (run `nomadfork check`)", p.Name, err)
 	}
 	kind, err := md.ReleaseNote()
 	if err != nil {
@@ -157,6 +173,8 @@ func Verify(ctx context.Context, repo *git.Repo, base, mbox, dir string, log io.
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return err
 	}
+	// The tree is a full upstream checkout: never leave it behind.
+	defer os.RemoveAll(abs)
 	fresh := &git.Repo{Dir: abs}
 	steps := [][]string{
 		{"init", "--quiet", "--initial-branch=main"},

@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
@@ -25,7 +25,7 @@ type Files struct {
 	Changelog string
 }
 
-// state is a rebase in progress, kept in the work tree's git directory.
+// state is a rebase in progress, kept in the work tree's state record.
 type state struct {
 	From     string         `json:"from"`
 	Target   pin.Pin        `json:"target"`
@@ -38,8 +38,6 @@ type state struct {
 	Outcomes []Outcome      `json:"outcomes"`
 }
 
-const stateFile = "nomadfork-rebase.json"
-
 // ErrNoRebase is returned by Continue and Abort without a rebase in progress.
 var ErrNoRebase = errors.New("no rebase in progress")
 
@@ -50,47 +48,36 @@ type Rebaser struct {
 	Log   io.Writer
 }
 
-func (r *Rebaser) statePath(ctx context.Context) (string, error) {
-	dir, err := r.Tree.Repo.GitDir(ctx)
+func (r *Rebaser) load(ctx context.Context) (*state, *worktree.RebaseRecord, error) {
+	ts, err := r.Tree.LoadState(ctx)
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
-	return filepath.Join(dir, stateFile), nil
-}
-
-func (r *Rebaser) load(ctx context.Context) (*state, error) {
-	path, err := r.statePath(ctx)
-	if err != nil {
-		return nil, err
-	}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, ErrNoRebase
-	}
-	if err != nil {
-		return nil, err
+	if ts.Rebase == nil {
+		return nil, nil, ErrNoRebase
 	}
 	var s state
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", path, err)
+	if err := json.Unmarshal(ts.Rebase.Detail, &s); err != nil {
+		return nil, nil, fmt.Errorf("parsing the rebase in progress: %w", err)
 	}
-	return &s, nil
+	return &s, ts.Rebase, nil
 }
 
-func (r *Rebaser) save(ctx context.Context, s *state) error {
-	path, err := r.statePath(ctx)
+// save records s in the work tree's state; stopped names the patch the
+// rebase stopped at with a conflict, or is empty.
+func (r *Rebaser) save(ctx context.Context, s *state, stopped string) error {
+	detail, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteJSON(path, s)
+	ts := s.OldState
+	ts.Rebase = &worktree.RebaseRecord{Onto: s.Target.Version(), Stopped: stopped, Detail: detail}
+	return r.Tree.SaveState(ctx, &ts)
 }
 
-// InProgress reports whether a rebase is stopped in the work tree.
+// InProgress reports whether a rebase is in progress in the work tree.
 func (r *Rebaser) InProgress(ctx context.Context) bool {
-	if !r.Tree.Exists() {
-		return false
-	}
-	_, err := r.load(ctx)
+	_, _, err := r.load(ctx)
 	return err == nil
 }
 
@@ -99,25 +86,8 @@ func (r *Rebaser) InProgress(ctx context.Context) bool {
 // is not in patches/.
 func (r *Rebaser) Start(ctx context.Context, cur, next *pin.Pin, mods []*upstream.Module, patches []series.Patch) (*Report, error) {
 	t := r.Tree
-	if r.InProgress(ctx) {
-		return nil, errors.New("a rebase is already in progress: finish it with `nomadfork rebase -continue` or undo it with `nomadfork rebase -abort`")
-	}
-	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return nil, fmt.Errorf("no work tree at %s: run `nomadfork apply` first", t.Dir)
-	}
-	if inAm, err := t.AmInProgress(ctx); err != nil || inAm {
-		if err == nil {
-			err = errors.New("an apply is stopped at a conflict; finish it (`nomadfork apply -continue`) or discard it (`nomadfork apply -force`) first")
-		}
+	if err := t.Require(ctx, worktree.Need{Verb: "rebase", Base: true, NoOp: true, Clean: true}); err != nil {
 		return nil, err
-	}
-	dirty, err := t.Repo.Status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(dirty) > 0 {
-		return nil, &worktree.RefusalError{What: "the work tree has uncommitted changes:", Items: dirty,
-			Hint: "commit and extract them, or stash them, before rebasing"}
 	}
 	lost, err := t.Unexported(ctx, patches)
 	if err != nil {
@@ -150,7 +120,7 @@ func (r *Rebaser) Start(ctx context.Context, cur, next *pin.Pin, mods []*upstrea
 	for _, p := range patches {
 		s.Patches = append(s.Patches, p.Name)
 	}
-	if err := r.save(ctx, s); err != nil {
+	if err := r.save(ctx, s, ""); err != nil {
 		return nil, err
 	}
 	if _, err := t.Repo.Run(ctx, "checkout", "--quiet", "--force", "-B", worktree.ForkBranch, newBase); err != nil {
@@ -163,36 +133,41 @@ func (r *Rebaser) Start(ctx context.Context, cur, next *pin.Pin, mods []*upstrea
 	return r.run(ctx, s, patches)
 }
 
-// Continue goes on after the user resolved a conflict and staged the result.
+// Continue goes on after the user resolved a conflict and staged the
+// result, or after an interruption.
 func (r *Rebaser) Continue(ctx context.Context, patches []series.Patch) (*Report, error) {
-	s, err := r.load(ctx)
+	s, rec, err := r.load(ctx)
 	if err != nil {
 		return nil, err
 	}
 	t := r.Tree
-	name := s.Patches[s.Next]
 	inAm, err := t.AmInProgress(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if inAm {
+	if rec.Stopped != "" {
+		if !inAm {
+			return nil, fmt.Errorf("the stopped `git am` of %s is gone (did `git am --abort` or `--skip` run?), so nomadfork cannot tell whether to keep the patch; "+
+				"run `nomadfork rebase -abort` to restore everything as it was, then start over", rec.Stopped)
+		}
 		unmerged, err := t.Repo.Lines(ctx, "diff", "--name-only", "--diff-filter=U")
 		if err != nil {
 			return nil, err
 		}
 		if len(unmerged) > 0 {
-			return nil, fmt.Errorf("%s still has conflicts in %s: resolve them, `git add` the files, then run `nomadfork rebase -continue`", name, strings.Join(unmerged, ", "))
+			return nil, fmt.Errorf("%s still has conflicts in %s: resolve them, `git add` the files, then run `nomadfork rebase -continue`", rec.Stopped, strings.Join(unmerged, ", "))
 		}
-		if _, err := t.Repo.Run(ctx, "am", "--continue"); err != nil {
-			return nil, fmt.Errorf("continuing %s: %w", name, err)
+		if err := t.Repo.AmContinue(ctx); err != nil {
+			return nil, fmt.Errorf("continuing %s: %w; `git add` the resolved files, then run `nomadfork rebase -continue`", rec.Stopped, err)
 		}
-		s.Outcomes = append(s.Outcomes, Outcome{Patch: name, Kind: Resolved})
-	} else {
-		// The user skipped the patch (`git am --skip` or `--abort`).
-		s.Outcomes = append(s.Outcomes, Outcome{Patch: name, Kind: Upstream, Detail: "skipped by hand during the rebase"})
+		s.Outcomes = append(s.Outcomes, Outcome{Patch: rec.Stopped, Kind: Resolved})
+		s.Next++
+	} else if inAm {
+		if err := t.Repo.AmAbort(ctx); err != nil {
+			return nil, err
+		}
 	}
-	s.Next++
-	if err := r.save(ctx, s); err != nil {
+	if err := r.save(ctx, s, ""); err != nil {
 		return nil, err
 	}
 	return r.run(ctx, s, patches)
@@ -201,17 +176,14 @@ func (r *Rebaser) Continue(ctx context.Context, patches []series.Patch) (*Report
 // Abort restores the work tree to where it was before the rebase started.
 // The pin, patches/ and CHANGELOG.md were never touched.
 func (r *Rebaser) Abort(ctx context.Context) error {
-	s, err := r.load(ctx)
+	s, _, err := r.load(ctx)
 	if err != nil {
 		return err
 	}
 	t := r.Tree
-	if inAm, err := t.AmInProgress(ctx); err != nil {
+	t.Repo.RemoveStaleIndexLock(ctx)
+	if err := t.Repo.AmAbort(ctx); err != nil {
 		return err
-	} else if inAm {
-		if _, err := t.Repo.Run(ctx, "am", "--abort"); err != nil {
-			return err
-		}
 	}
 	for _, args := range [][]string{
 		{"checkout", "--quiet", "--force", "-B", worktree.ForkBranch, s.OldHead},
@@ -222,14 +194,7 @@ func (r *Rebaser) Abort(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := t.SaveState(ctx, &s.OldState); err != nil {
-		return err
-	}
-	path, err := r.statePath(ctx)
-	if err != nil {
-		return err
-	}
-	return os.Remove(path)
+	return t.SaveState(ctx, &s.OldState)
 }
 
 // Report is the result of a rebase, complete or stopped at a conflict.
@@ -252,19 +217,21 @@ func (r *Rebaser) run(ctx context.Context, s *state, patches []series.Patch) (*R
 		if !ok {
 			return nil, fmt.Errorf("%s left patches/ during the rebase; restore it or run `nomadfork rebase -abort`", name)
 		}
+		end := progress.Begin("rebasing " + name)
 		out, err := Try(ctx, r.Tree.Repo, p, s.Target.Version())
+		end()
 		if err != nil {
 			return nil, err
 		}
 		if out.Kind == Conflict {
 			rep.Outcomes = s.Outcomes
 			rep.Stopped = &out
-			return rep, r.save(ctx, s)
+			return rep, r.save(ctx, s, name)
 		}
 		fmt.Fprintf(r.Log, "%-16s %s %s\n", out.Kind, name, out.Detail)
 		s.Outcomes = append(s.Outcomes, out)
 		s.Next++
-		if err := r.save(ctx, s); err != nil {
+		if err := r.save(ctx, s, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -292,14 +259,7 @@ func (r *Rebaser) finish(ctx context.Context, s *state, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	if err := t.SaveState(ctx, &worktree.State{Base: s.NewBase, Applied: head}); err != nil {
-		return err
-	}
-	path, err := r.statePath(ctx)
-	if err != nil {
-		return err
-	}
-	return os.Remove(path)
+	return t.SaveState(ctx, &worktree.State{Base: s.NewBase, Applied: head})
 }
 
 // Summary describes the rebase in one sentence for the changelog.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -51,19 +50,11 @@ func Status(ctx context.Context, t *worktree.Tree, cur *pin.Pin, versions []stri
 
 func tryAll(ctx context.Context, repo *git.Repo, base, version string, patches []series.Patch, dir string) (Column, error) {
 	col := Column{Version: version}
-	abs, err := filepath.Abs(dir)
+	wt, cleanup, err := repo.Scratch(ctx, dir, base)
 	if err != nil {
 		return col, err
 	}
-	_ = os.RemoveAll(abs)
-	if _, err := repo.Run(ctx, "worktree", "prune"); err != nil {
-		return col, err
-	}
-	if _, err := repo.Run(ctx, "worktree", "add", "--quiet", "--detach", "--force", abs, base); err != nil {
-		return col, err
-	}
-	defer repo.Run(context.Background(), "worktree", "remove", "--force", abs)
-	wt := &git.Repo{Dir: abs}
+	defer cleanup()
 	var after string
 	for _, p := range patches {
 		out, err := Try(ctx, wt, p, version)
@@ -71,7 +62,7 @@ func tryAll(ctx context.Context, repo *git.Repo, base, version string, patches [
 			return col, err
 		}
 		if out.Kind == Conflict {
-			if _, err := wt.Run(ctx, "am", "--abort"); err != nil {
+			if err := wt.AmAbort(ctx); err != nil {
 				return col, err
 			}
 		}

@@ -5,17 +5,14 @@ package rebase
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"regexp"
-	"sort"
 	"strings"
 
 	"golang.org/x/mod/semver"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
 )
 
 // Outcome kinds, one per patch and target.
@@ -52,22 +49,17 @@ func (o Outcome) Cell() string {
 	return o.Kind
 }
 
-var patchFailedRE = regexp.MustCompile(`(?m)^error: patch failed: (.+:[0-9]+)$`)
-
 // Try applies patch p on top of wt's HEAD as one commit, for an upstream at
 // version target. It drops the patch (leaving HEAD alone) when its
 // Upstream-Status says target carries it, or when it reverse-applies to
 // the tree, which means the tree already holds the change. On conflict it
-// leaves the `git am` session stopped for the caller to resolve or abort.
+// leaves the `git am` session stopped for the caller to resolve or abort;
+// when interrupted, it undoes the partial application.
 func Try(ctx context.Context, wt *git.Repo, p series.Patch, target string) (Outcome, error) {
 	out := Outcome{Patch: p.Name}
-	data, err := os.ReadFile(p.Path)
+	md, err := p.Metadata()
 	if err != nil {
 		return out, err
-	}
-	md, err := metadata.Parse(data)
-	if err != nil {
-		return out, fmt.Errorf("%s: %w", p.Name, err)
 	}
 	if st, err := md.Status(); err == nil && st.State == "applied" && semver.Compare(st.Arg, target) <= 0 {
 		out.Kind, out.Detail = Upstream, fmt.Sprintf("Upstream-Status: applied %s", st.Arg)
@@ -81,44 +73,37 @@ func Try(ctx context.Context, wt *git.Repo, p series.Patch, target string) (Outc
 	if _, err := wt.Run(ctx, "apply", "--check", p.Path); err != nil {
 		exact = false
 	}
-	args := []string{"am", "--keep-cr", "--committer-date-is-author-date", "--quiet"}
-	if !exact {
-		args = append(args, "--3way")
+	if ctx.Err() != nil {
+		return out, ctx.Err()
 	}
-	cmd := wt.Command(ctx, append(args, p.Path)...)
-	output, err := cmd.CombinedOutput()
-	if err == nil {
+	before, err := wt.Line(ctx, "rev-parse", "HEAD")
+	if err != nil {
+		return out, err
+	}
+	err = wt.Am(ctx, p.Path, !exact)
+	var am *git.AmError
+	switch {
+	case err == nil:
 		out.Kind = Clean
 		if !exact {
 			out.Kind = ThreeWay
 		}
 		return out, nil
-	}
-	text := string(output)
-	if strings.Contains(text, "No changes") || strings.Contains(text, "already applied") {
-		if _, err := wt.Run(ctx, "am", "--skip"); err != nil {
+	case !errors.As(err, &am):
+		// Interrupted: undo the partial application.
+		bg := context.WithoutCancel(ctx)
+		wt.RemoveStaleIndexLock(bg)
+		_ = wt.AmAbort(bg)
+		_, _ = wt.Run(bg, "reset", "--quiet", "--hard", before)
+		return out, err
+	case !am.Unmerged && (strings.Contains(am.Output, "No changes") || strings.Contains(am.Output, "already applied")):
+		if err := wt.AmSkip(ctx); err != nil {
 			return out, err
 		}
 		out.Kind, out.Detail = Upstream, "the target already holds its change (the merge is empty)"
 		return out, nil
 	}
-	out.Kind = Conflict
-	files := map[string]bool{}
-	unmerged, err := wt.Lines(ctx, "diff", "--name-only", "--diff-filter=U")
-	if err != nil {
-		return out, err
-	}
-	for _, f := range unmerged {
-		files[f] = true
-	}
-	for _, m := range patchFailedRE.FindAllStringSubmatch(text, -1) {
-		out.Hunks = append(out.Hunks, m[1])
-		files[m[1][:strings.LastIndex(m[1], ":")]] = true
-	}
-	for f := range files {
-		out.Files = append(out.Files, f)
-	}
-	sort.Strings(out.Files)
-	out.Detail = strings.TrimSpace(text)
+	out.Kind, out.Files, out.Hunks = Conflict, am.Files, am.Hunks
+	out.Detail = strings.TrimSpace(am.Output)
 	return out, nil
 }

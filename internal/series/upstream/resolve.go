@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
@@ -107,4 +108,71 @@ func Resolve(ctx context.Context, cur *pin.Pin, version string, targets Targets,
 		}
 	}
 	return next, mods, notes, nil
+}
+
+// CheckReplacements makes sure every local-path replace directive of the
+// main module's go.mod points at a directory the module zip or a nested
+// module of the pin provides; otherwise the tree could not build.
+func CheckReplacements(mods []*Module, pinFile string) error {
+	main := mods[0]
+	data, err := os.ReadFile(filepath.Join(main.Source, "go.mod"))
+	if err != nil {
+		return fmt.Errorf("reading %s go.mod: %w", main.Module, err)
+	}
+	for _, target := range localReplacements(string(data)) {
+		dir := filepath.Clean(strings.TrimPrefix(target.dir, "./"))
+		if _, err := os.Stat(filepath.Join(main.Source, dir)); err == nil {
+			continue
+		}
+		found := false
+		for _, m := range mods[1:] {
+			if filepath.Clean(m.Dir) == dir {
+				found = true
+			}
+		}
+		if !found {
+			return fmt.Errorf("%s's go.mod replaces %s => %s, but its module zip has no %s/ and the pin has no nested module for it; "+
+				"add {\"path\": %q, \"version\": <pseudo-version of the tag's commit>, \"sum\": ..., \"dir\": %q} to \"nested\" in %s",
+				main.Module, target.module, target.dir, dir, target.module, dir, pinFile)
+		}
+	}
+	return nil
+}
+
+type replacement struct{ module, dir string }
+
+// localReplacements returns the replace directives with a local path target.
+func localReplacements(gomod string) []replacement {
+	var out []replacement
+	inBlock := false
+	for _, line := range strings.Split(gomod, "\n") {
+		line = strings.TrimSpace(line)
+		if i := strings.Index(line, "//"); i >= 0 {
+			line = strings.TrimSpace(line[:i])
+		}
+		switch {
+		case line == "replace (":
+			inBlock = true
+			continue
+		case inBlock && line == ")":
+			inBlock = false
+			continue
+		case strings.HasPrefix(line, "replace "):
+			line = strings.TrimPrefix(line, "replace ")
+		case !inBlock:
+			continue
+		}
+		left, right, ok := strings.Cut(line, "=>")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(right)
+		if len(f) == 1 && (strings.HasPrefix(f[0], "./") || strings.HasPrefix(f[0], "../")) {
+			lf := strings.Fields(left)
+			if len(lf) > 0 {
+				out = append(out, replacement{lf[0], f[0]})
+			}
+		}
+	}
+	return out
 }

@@ -2,11 +2,12 @@ package worktree
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"regexp"
-	"sort"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 )
 
@@ -18,6 +19,8 @@ type ApplyOptions struct {
 	// Continue resumes an apply that stopped at a conflict, after the user
 	// resolved it and staged the result.
 	Continue bool
+	// Abort ends a stopped apply, keeping the patches applied so far.
+	Abort bool
 }
 
 // RefusalError is returned when an operation would lose work.
@@ -51,6 +54,9 @@ func (e *RefusalError) Error() string {
 type ConflictError struct {
 	// Patch is the file name of the patch that failed.
 	Patch string
+	// Conflict is set when the merge left conflicts to resolve; otherwise
+	// the patch did not apply at all and Output holds git's message.
+	Conflict bool
 	// Files are the files with conflicts or rejected hunks.
 	Files []string
 	// Hunks locate the rejected hunks as path:line of the patch's preimage.
@@ -63,9 +69,13 @@ type ConflictError struct {
 
 func (e *ConflictError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "patch %s does not apply", e.Patch)
+	if e.Conflict {
+		fmt.Fprintf(&b, "patch %s conflicts", e.Patch)
+	} else {
+		fmt.Fprintf(&b, "patch %s does not apply: %s", e.Patch, git.GitMessage(e.Output))
+	}
 	if len(e.Files) > 0 {
-		b.WriteString("\nconflicts in:")
+		b.WriteString(map[bool]string{true: "\nconflicts in:", false: "\nin:"}[e.Conflict])
 		for _, f := range e.Files {
 			b.WriteString("\n\t" + f)
 		}
@@ -92,9 +102,27 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 	if err != nil {
 		return err
 	}
+	if state.Rebase != nil {
+		op, err := t.InProgress(ctx)
+		if err != nil {
+			return err
+		}
+		return op.Refuse("apply")
+	}
 	inAm, err := t.AmInProgress(ctx)
 	if err != nil {
 		return err
+	}
+	if opts.Abort {
+		if len(state.Pending) == 0 {
+			return fmt.Errorf("%w in %s: nothing to abort", ErrNothing, t.Dir)
+		}
+		if err := t.Repo.AmAbort(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintf(t.Log, "apply aborted before %s; %s keeps upstream and the patches applied so far\n", state.Pending[0], t.Dir)
+		state.Pending = nil
+		return t.SaveState(ctx, state)
 	}
 	start, reset := 0, true
 	switch {
@@ -105,19 +133,15 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		}
 		reset = false
 	case opts.Continue && len(state.Pending) == 0:
-		return fmt.Errorf("nothing to continue: no apply is in progress in %s", t.Dir)
+		return fmt.Errorf("%w in %s: nothing to continue", ErrNothing, t.Dir)
 	case inAm && !opts.Force:
-		stopped := "a patch"
-		if len(state.Pending) > 0 {
-			stopped = state.Pending[0]
+		op, err := t.InProgress(ctx)
+		if err != nil {
+			return err
 		}
-		return &RefusalError{
-			What: fmt.Sprintf("an apply stopped at %s and its resolution would be lost", stopped),
-			Hint: "resolve the conflicts in " + t.Dir + ", `git add` the files, then run `nomadfork apply --continue`;\n" +
-				"or run `nomadfork apply --force` to discard the work in progress and start over",
-		}
+		return &RefusalError{What: op.What + ", and its resolution would be lost", Hint: "finish it: " + op.Finish + "\nor abort it: " + op.Abort}
 	case inAm:
-		if _, err := t.Repo.Run(ctx, "am", "--abort"); err != nil {
+		if err := t.Repo.AmAbort(ctx); err != nil {
 			return err
 		}
 	}
@@ -161,7 +185,7 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 		}
 		return 0, true, &RefusalError{
 			What: fmt.Sprintf("%s has commits but no %q branch: it is not a work tree nomadfork made", t.Dir, BaseBranch),
-			Hint: "move it away, or run `nomadfork apply --force` to replace its content",
+			Hint: "move it away, or run `nomadfork apply -force` to replace its content",
 		}
 	}
 	dirty, err := t.Repo.Status(ctx)
@@ -172,17 +196,14 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 		return 0, true, &RefusalError{
 			What:  fmt.Sprintf("%s has uncommitted changes that applying would overwrite:", t.Dir),
 			Items: dirty,
-			Hint:  "commit them (then `nomadfork extract`), or stash them; `nomadfork apply --force` discards them",
+			Hint:  "commit them (then `nomadfork extract`), or stash them; `nomadfork apply -force` discards them",
 		}
 	}
 	files, err := series.Export(ctx, t.Repo, oldBase, "HEAD")
 	if err != nil {
 		return 0, true, err
 	}
-	matched, err := series.Matching(files, patches)
-	if err != nil {
-		return 0, true, err
-	}
+	matched := series.Matching(files, patches)
 	if head != state.Applied && matched < len(files) && !force {
 		var items []string
 		for _, f := range files[matched:] {
@@ -191,7 +212,7 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 		return 0, true, &RefusalError{
 			What:  fmt.Sprintf("%s has commits that differ from patches/ and would be lost:", t.Dir),
 			Items: items,
-			Hint:  "run `nomadfork extract` to write them to patches/, or `nomadfork apply --force` to discard them",
+			Hint:  "run `nomadfork extract` to write them to patches/, or `nomadfork apply -force` to discard them",
 		}
 	}
 	if oldBase == base && matched == len(files) && len(dirty) == 0 && len(state.Resolved) == 0 {
@@ -204,10 +225,10 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 // patch to apply.
 func (t *Tree) continueAm(ctx context.Context, base string, state *State, patches []series.Patch) (int, error) {
 	if len(state.Pending) == 0 {
-		return 0, fmt.Errorf("a `git am` session is in progress in %s that nomadfork did not start; finish it with `git am --continue` or `git am --abort`", t.Dir)
+		return 0, fmt.Errorf("a `git am` session is in progress in %s that nomadfork did not start; finish it with `git am --continue` or `git am --abort` there", t.Dir)
 	}
 	if state.Base != base {
-		return 0, fmt.Errorf("the pin changed since the apply stopped; run `nomadfork apply --force` to start over")
+		return 0, fmt.Errorf("the pin changed since the apply stopped at %s; restore upstream.json, or run `nomadfork apply -abort` and then `nomadfork apply`", state.Pending[0])
 	}
 	unmerged, err := t.Repo.Lines(ctx, "diff", "--name-only", "--diff-filter=U")
 	if err != nil {
@@ -215,13 +236,13 @@ func (t *Tree) continueAm(ctx context.Context, base string, state *State, patche
 	}
 	if len(unmerged) > 0 {
 		return 0, &ConflictError{
-			Patch:  state.Pending[0],
+			Patch: state.Pending[0], Conflict: true,
 			Files:  unmerged,
-			Resume: "resolve these conflicts, `git add` the files, then run `nomadfork apply --continue` again",
+			Resume: "resolve these conflicts, `git add` the files, then run `nomadfork apply -continue` again",
 		}
 	}
-	if _, err := t.Repo.Run(ctx, "am", "--continue"); err != nil {
-		return 0, fmt.Errorf("continuing %s: %w", state.Pending[0], err)
+	if err := t.Repo.AmContinue(ctx); err != nil {
+		return 0, fmt.Errorf("continuing %s: %w; `git add` the resolved files, then run `nomadfork apply -continue`", state.Pending[0], err)
 	}
 	fmt.Fprintf(t.Log, "applied %s (resolved by hand)\n", state.Pending[0])
 	state.Resolved = append(state.Resolved, state.Pending[0])
@@ -234,11 +255,8 @@ func (t *Tree) continueAm(ctx context.Context, base string, state *State, patche
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("patch %s, next in the stopped apply, is no longer in the series; run `nomadfork apply --force` to start over", state.Pending[0])
+	return 0, fmt.Errorf("patch %s, next in the stopped apply, is no longer in the series; run `nomadfork apply -abort`, then `nomadfork apply`", state.Pending[0])
 }
-
-var patchFailedRE = regexp.MustCompile(`(?m)^error: patch failed: (.+:[0-9]+)$`)
-var doesNotApplyRE = regexp.MustCompile(`(?m)^error: (.+): (?:patch does not apply|does not exist in index|already exists in (?:index|working directory))$`)
 
 func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Patch, start int) error {
 	state.Pending = nil
@@ -248,12 +266,10 @@ func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Pat
 	if err := t.SaveState(ctx, state); err != nil {
 		return err
 	}
-	for _, p := range patches[start:] {
-		fmt.Fprintf(t.Log, "applying %s\n", p.Name)
-		cmd := t.Repo.Command(ctx, "am", "--3way", "--keep-cr", "--committer-date-is-author-date", "--quiet", p.Path)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return t.conflict(ctx, p.Name, string(out))
+	for i, p := range patches[start:] {
+		fmt.Fprintf(t.Log, "applying %s (%d of %d)\n", p.Name, start+i+1, len(patches))
+		if err := t.applyOne(ctx, p); err != nil {
+			return err
 		}
 		state.Pending = state.Pending[1:]
 		if err := t.SaveState(ctx, state); err != nil {
@@ -273,35 +289,40 @@ func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Pat
 	return t.SaveState(ctx, state)
 }
 
-func (t *Tree) conflict(ctx context.Context, name, output string) error {
-	e := &ConflictError{
-		Patch:  name,
-		Output: output,
-		Resume: "resolve the conflicts in " + t.Dir + ", `git add` the files, then run `nomadfork apply --continue`;\n" +
-			"or run `nomadfork apply --force` to start over",
-	}
-	files := map[string]bool{}
-	unmerged, err := t.Repo.Lines(ctx, "diff", "--name-only", "--diff-filter=U")
+// applyOne applies p with a three-way fallback. A conflict stays for the
+// user to resolve; an interruption or a patch that does not apply at all is
+// undone, so HEAD holds whole patches only and a plain apply resumes.
+func (t *Tree) applyOne(ctx context.Context, p series.Patch) error {
+	defer progress.Begin("applying " + p.Name)()
+	before, err := t.Head(ctx)
 	if err != nil {
 		return err
 	}
-	for _, f := range unmerged {
-		files[f] = true
+	err = t.Repo.Am(ctx, p.Path, true)
+	var am *git.AmError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &am) && am.Unmerged:
+		return &ConflictError{Patch: p.Name, Conflict: true, Files: am.Files, Hunks: am.Hunks, Output: am.Output,
+			Resume: "resolve the conflicts in " + t.Dir + ", `git add` the files, then run `nomadfork apply -continue`;\n" +
+				"or run `nomadfork apply -abort` to stop here, keeping the patches before it"}
 	}
-	for _, m := range patchFailedRE.FindAllStringSubmatch(output, -1) {
-		e.Hunks = append(e.Hunks, m[1])
-		if i := strings.LastIndex(m[1], ":"); i > 0 {
-			files[m[1][:i]] = true
-		}
+	// Undo the partial application, whatever stopped it.
+	bg := context.WithoutCancel(ctx)
+	t.Repo.RemoveStaleIndexLock(bg)
+	if aerr := t.Repo.AmAbort(bg); aerr != nil {
+		return errors.Join(err, aerr)
 	}
-	for _, m := range doesNotApplyRE.FindAllStringSubmatch(output, -1) {
-		files[m[1]] = true
+	if _, rerr := t.Repo.Run(bg, "reset", "--quiet", "--hard", before); rerr != nil {
+		return errors.Join(err, rerr)
 	}
-	for f := range files {
-		e.Files = append(e.Files, f)
+	if am != nil {
+		return &ConflictError{Patch: p.Name, Files: am.Files, Hunks: am.Hunks, Output: am.Output,
+			Resume: fmt.Sprintf("%s holds upstream and the patches before it. The patch file is damaged or does not fit the pinned upstream: "+
+				"fix patches/%s (`git diff -- patches/` shows local edits), then run `nomadfork apply` to go on", t.Dir, p.Name)}
 	}
-	sort.Strings(e.Files)
-	return e
+	return err
 }
 
 // Unexported returns the names of the work tree's commits that differ from
@@ -323,10 +344,7 @@ func (t *Tree) Unexported(ctx context.Context, patches []series.Patch) ([]string
 	if err != nil {
 		return nil, err
 	}
-	matched, err := series.Matching(files, patches)
-	if err != nil {
-		return nil, err
-	}
+	matched := series.Matching(files, patches)
 	if head == state.Applied && len(state.Resolved) == 0 {
 		return nil, nil
 	}

@@ -11,22 +11,12 @@ import (
 // Extract writes the work tree's commits since the base to dir as patch
 // files and records that the work tree now matches them.
 func (t *Tree) Extract(ctx context.Context, dir string) ([]series.Change, error) {
-	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return nil, fmt.Errorf("no work tree at %s; run `nomadfork apply` first", t.Dir)
+	if err := t.Require(ctx, Need{Verb: "extract", Base: true, NoOp: true, ForkTip: true}); err != nil {
+		return nil, err
 	}
 	base, err := t.Base(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if base == "" {
-		return nil, fmt.Errorf("%s has no %q branch (the base ref), so nomadfork cannot tell which commits are the series; run `nomadfork apply` to recreate it", t.Dir, BaseBranch)
-	}
-	inAm, err := t.AmInProgress(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if inAm {
-		return nil, fmt.Errorf("an apply is stopped at a conflict in %s; finish it with `nomadfork apply --continue` first", t.Dir)
 	}
 	if _, err := t.Repo.Run(ctx, "merge-base", "--is-ancestor", base, "HEAD"); err != nil {
 		return nil, fmt.Errorf("HEAD of %s is not based on the %q branch; check out the fork branch: %w", t.Dir, BaseBranch, err)

@@ -56,7 +56,8 @@ func (t *Tree) Exists() bool {
 	return err == nil
 }
 
-// State is what the tool records about the work tree in its git directory.
+// State is the one record the tool keeps about the work tree, in its git
+// directory: what it was made from and the operation in progress, if any.
 type State struct {
 	// Base is the commit of the upstream tree the series was applied on.
 	Base string `json:"base"`
@@ -69,6 +70,19 @@ type State struct {
 	// Resolved lists patches applied with a hand-made resolution that
 	// has not been extracted yet.
 	Resolved []string `json:"resolved,omitempty"`
+	// Rebase is the rebase in progress, if any.
+	Rebase *RebaseRecord `json:"rebase,omitempty"`
+}
+
+// RebaseRecord is a rebase in progress. Package rebase keeps its own
+// details in Detail.
+type RebaseRecord struct {
+	// Onto is the target version.
+	Onto string `json:"onto"`
+	// Stopped is the patch the rebase stopped at with a conflict; empty
+	// while it runs or after an interruption.
+	Stopped string          `json:"stopped,omitempty"`
+	Detail  json.RawMessage `json:"detail"`
 }
 
 func (t *Tree) statePath(ctx context.Context) (string, error) {
@@ -81,27 +95,23 @@ func (t *Tree) statePath(ctx context.Context) (string, error) {
 
 // LoadState returns the recorded state, or a zero State if none exists.
 func (t *Tree) LoadState(ctx context.Context) (*State, error) {
+	var s State
+	if !t.Exists() || !t.Repo.IsRepo(ctx) {
+		return &s, nil
+	}
 	path, err := t.statePath(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var s State
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return &s, nil
-	}
-	if err != nil {
+	if _, err := atomicfile.ReadJSON(path, &s); err != nil {
 		return nil, fmt.Errorf("reading work tree state: %w", err)
-	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", path, err)
 	}
 	return &s, nil
 }
 
 // SaveState records s.
 func (t *Tree) SaveState(ctx context.Context, s *State) error {
-	path, err := t.statePath(ctx)
+	path, err := t.statePath(context.WithoutCancel(ctx))
 	if err != nil {
 		return err
 	}
@@ -137,8 +147,24 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 	if err != nil {
 		return "", err
 	}
-	index := filepath.Join(gitDir, "nomadfork-import.index")
-	defer os.Remove(index)
+	// A private index per import: an interrupted import leaves no lock
+	// that blocks the next one. The fixed name of earlier versions is
+	// cleared too.
+	for _, stale := range []string{"nomadfork-import.index", "nomadfork-import.index.lock", "nomadfork-import.index.nested", "nomadfork-import.index.nested.lock"} {
+		_ = os.Remove(filepath.Join(gitDir, stale))
+	}
+	f, err := os.CreateTemp(gitDir, "nomadfork-import-*.index")
+	if err != nil {
+		return "", fmt.Errorf("importing upstream: %w", err)
+	}
+	index := f.Name()
+	f.Close()
+	os.Remove(index)
+	defer func() {
+		for _, suffix := range []string{"", ".lock", ".nested", ".nested.lock"} {
+			_ = os.Remove(index + suffix)
+		}
+	}()
 	tree, err := t.treeOf(ctx, gitDir, index, mods[0].Source)
 	if err != nil {
 		return "", err
@@ -216,12 +242,7 @@ func (t *Tree) Head(ctx context.Context) (string, error) {
 
 // AmInProgress reports whether a `git am` session is stopped in the tree.
 func (t *Tree) AmInProgress(ctx context.Context) (bool, error) {
-	gitDir, err := t.Repo.GitDir(ctx)
-	if err != nil {
-		return false, err
-	}
-	_, err = os.Stat(filepath.Join(gitDir, "rebase-apply"))
-	return err == nil, nil
+	return t.Repo.AmInProgress(ctx)
 }
 
 // ChangedPackages returns the Go package directories, as ./dir patterns,

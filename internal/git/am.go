@@ -1,0 +1,182 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// AmArgs are the flags of every `git am` the tool runs: carriage returns
+// kept, quiet, and the committer date set to the author date so that the
+// commit is a pure function of the patch file and its parent.
+var AmArgs = []string{"am", "--keep-cr", "--committer-date-is-author-date", "--quiet"}
+
+// AmError is returned when `git am` stops at a patch.
+type AmError struct {
+	// Output is what git printed.
+	Output string
+	// Files are the files with conflicts (unmerged index entries, which
+	// includes files one side deleted) or rejected hunks.
+	Files []string
+	// Hunks locate the rejected hunks as path:line of the patch's
+	// preimage.
+	Hunks []string
+	// Unmerged is set when the merge left unmerged files: a conflict for
+	// the user to resolve. Otherwise the patch did not apply at all (it is
+	// corrupt, or its context is not in the tree).
+	Unmerged bool
+}
+
+func (e *AmError) Error() string {
+	return "git am: " + GitMessage(e.Output)
+}
+
+// GitMessage returns git's error lines from output (the lines starting with
+// error: or fatal:), or the whole trimmed output if there are none.
+func GitMessage(output string) string {
+	var lines []string
+	for _, l := range strings.Split(output, "\n") {
+		if strings.HasPrefix(l, "error: ") || strings.HasPrefix(l, "fatal: ") {
+			lines = append(lines, strings.TrimSpace(l))
+		}
+	}
+	if len(lines) == 0 {
+		return strings.TrimSpace(output)
+	}
+	return strings.Join(lines, "; ")
+}
+
+// Am applies the patch file at path as one commit on HEAD, with a three-way
+// merge fallback if threeWay is set. When git stops, it returns an
+// *AmError and leaves the `git am` session for the caller to continue or
+// abort.
+func (r *Repo) Am(ctx context.Context, path string, threeWay bool) error {
+	args := append([]string{}, AmArgs...)
+	if threeWay {
+		args = append(args, "--3way")
+	}
+	out, err := r.Command(ctx, append(args, path)...).CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return r.amError(ctx, string(out))
+}
+
+// AmContinue commits the resolution of a stopped `git am` session and goes
+// on; the committer date stays the author date, as in a clean run.
+func (r *Repo) AmContinue(ctx context.Context) error {
+	out, err := r.Command(ctx, "am", "--continue", "--committer-date-is-author-date", "--keep-cr", "--quiet").CombinedOutput()
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return r.amError(ctx, string(out))
+}
+
+// AmAbort ends a stopped `git am` session and restores HEAD to where it
+// was before the session. It is safe to call without one.
+func (r *Repo) AmAbort(ctx context.Context) error {
+	in, err := r.AmInProgress(ctx)
+	if err != nil || !in {
+		return err
+	}
+	r.RemoveStaleIndexLock(ctx)
+	_, err = r.Run(ctx, "am", "--abort")
+	return err
+}
+
+// AmSkip drops the patch a stopped `git am` session is at.
+func (r *Repo) AmSkip(ctx context.Context) error {
+	_, err := r.Run(ctx, "am", "--skip")
+	return err
+}
+
+// AmInProgress reports whether a `git am` session is stopped in the tree.
+func (r *Repo) AmInProgress(ctx context.Context) (bool, error) {
+	dir, err := r.GitDir(ctx)
+	if err != nil {
+		return false, err
+	}
+	_, err = os.Stat(filepath.Join(dir, "rebase-apply"))
+	return err == nil, nil
+}
+
+// RemoveStaleIndexLock removes the index lock a git process killed by an
+// interruption left behind. Callers hold the tool's lock, so no git command
+// of the tool is running in the repository.
+func (r *Repo) RemoveStaleIndexLock(ctx context.Context) {
+	if dir, err := r.GitDir(ctx); err == nil {
+		_ = os.Remove(filepath.Join(dir, "index.lock"))
+	}
+}
+
+var (
+	patchFailedRE  = regexp.MustCompile(`(?m)^error: patch failed: (.+:[0-9]+)$`)
+	doesNotApplyRE = regexp.MustCompile(`(?m)^error: (.+): (?:patch does not apply|does not exist in index|already exists in (?:index|working directory)|No such file or directory)$`)
+)
+
+// amError parses what a stopped `git am` printed and left in the index.
+func (r *Repo) amError(ctx context.Context, output string) error {
+	e := &AmError{Output: output}
+	files := map[string]bool{}
+	unmerged, err := r.Lines(ctx, "diff", "--name-only", "--diff-filter=U")
+	if err != nil {
+		return err
+	}
+	for _, f := range unmerged {
+		files[f] = true
+	}
+	e.Unmerged = len(unmerged) > 0
+	for _, m := range patchFailedRE.FindAllStringSubmatch(output, -1) {
+		e.Hunks = append(e.Hunks, m[1])
+		if i := strings.LastIndex(m[1], ":"); i > 0 {
+			files[m[1][:i]] = true
+		}
+	}
+	for _, m := range doesNotApplyRE.FindAllStringSubmatch(output, -1) {
+		files[m[1]] = true
+	}
+	for f := range files {
+		e.Files = append(e.Files, f)
+	}
+	sort.Strings(e.Files)
+	return e
+}
+
+// Scratch makes dir a linked work tree of the repository, detached at rev,
+// replacing whatever dir held. The cleanup removes it again; it is safe to
+// call more than once and does not depend on ctx, so it works after an
+// interruption.
+func (r *Repo) Scratch(ctx context.Context, dir, rev string) (*Repo, func(), error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	remove := func() {
+		_, _ = r.Run(context.Background(), "worktree", "remove", "--force", abs)
+		_ = os.RemoveAll(abs)
+		_, _ = r.Run(context.Background(), "worktree", "prune")
+	}
+	remove()
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, nil, err
+	}
+	if _, err := r.Run(ctx, "worktree", "add", "--quiet", "--detach", "--force", abs, rev); err != nil {
+		remove()
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, fmt.Errorf("creating scratch work tree %s: %w", abs, err)
+	}
+	return &Repo{Dir: abs}, remove, nil
+}
+

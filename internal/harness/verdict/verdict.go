@@ -1,0 +1,236 @@
+// Package verdict decides what a test run of the fork means: which
+// failures are flaky (pass on retry), which are upstream's own (fail on
+// unpatched upstream too) and which are regressions of the series; and it
+// folds runs of unpatched upstream into a baseline.
+package verdict
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/gotest"
+)
+
+// Rerun runs each test on its own and returns its action (pass, fail,
+// skip, or "" for a test the tree does not have), keyed by package and
+// test.
+type Rerun func(ctx context.Context, tests []gotest.Result, flags []string) (map[[2]string]string, error)
+
+// Options control Judge.
+type Options struct {
+	// Flags are the go test flags the suite ran with, such as -race.
+	Flags []string
+	// Fork reruns a failed test on the fork; nil: no retries.
+	Fork Rerun
+	// Upstream reruns a test on unpatched upstream; nil for suites that
+	// are not upstream's tests.
+	Upstream Rerun
+	// MaxRetries bounds the failures retried: more are not flakes.
+	MaxRetries int
+	// UpstreamRuns is how often a failure is tried on upstream: a race
+	// shows in some runs only.
+	UpstreamRuns int
+}
+
+// DefaultMaxRetries and DefaultUpstreamRuns are the values nomadfork test
+// uses.
+const (
+	DefaultMaxRetries   = 20
+	DefaultUpstreamRuns = 3
+)
+
+// Verdict is what one suite's results mean.
+type Verdict struct {
+	Passed, Skipped []gotest.Result
+	// Flaky failed, then passed on retry.
+	Flaky []gotest.Result
+	// Upstream failed on retry and on unpatched upstream too.
+	Upstream []gotest.Result
+	// Regressions fail on the fork and pass on upstream.
+	Regressions []gotest.Result
+	// Packages failed without a failing test (build failure, panic).
+	Packages []gotest.Result
+}
+
+// Failures counts what makes the run fail.
+func (v *Verdict) Failures() int { return len(v.Regressions) + len(v.Packages) }
+
+func key(r gotest.Result) [2]string { return [2]string{r.Package, r.Test} }
+
+// Judge classifies the results in rep.
+func Judge(ctx context.Context, rep *gotest.Report, opts Options) (*Verdict, error) {
+	v := &Verdict{Passed: rep.Select("pass"), Skipped: rep.Select("skip"), Packages: rep.FailedPackages()}
+	still := rep.Select("fail")
+	if opts.Fork != nil && len(still) > 0 && len(still) <= opts.MaxRetries {
+		outcomes, err := opts.Fork(ctx, still, opts.Flags)
+		if err != nil {
+			return nil, err
+		}
+		var again []gotest.Result
+		for _, f := range still {
+			if outcomes[key(f)] == "pass" {
+				v.Flaky = append(v.Flaky, f)
+			} else {
+				again = append(again, f)
+			}
+		}
+		still = again
+		if opts.Upstream != nil && len(still) > 0 {
+			same, err := failingUpstream(ctx, still, opts)
+			if err != nil {
+				return nil, err
+			}
+			again = nil
+			for _, f := range still {
+				if same[key(f)] {
+					v.Upstream = append(v.Upstream, f)
+				} else {
+					again = append(again, f)
+				}
+			}
+			still = again
+		}
+	}
+	v.Regressions = still
+	return v, nil
+}
+
+// failingUpstream returns the tests that fail on upstream in any of
+// opts.UpstreamRuns runs on their own; a test that passes keeps being
+// tried, one that upstream does not have counts as passing nowhere.
+func failingUpstream(ctx context.Context, failed []gotest.Result, opts Options) (map[[2]string]bool, error) {
+	same := map[[2]string]bool{}
+	pending := failed
+	for run := 0; run < max(1, opts.UpstreamRuns) && len(pending) > 0; run++ {
+		outcomes, err := opts.Upstream(ctx, pending, opts.Flags)
+		if err != nil {
+			return nil, err
+		}
+		var next []gotest.Result
+		for _, f := range pending {
+			switch outcomes[key(f)] {
+			case "fail":
+				same[key(f)] = true
+			case "pass":
+				next = append(next, f)
+			}
+		}
+		pending = next
+	}
+	return same, nil
+}
+
+// Print writes the verdict of the suite name.
+func (v *Verdict) Print(w io.Writer, name string, packages int) {
+	fmt.Fprintf(w, "%s: %d packages, %d passed, %d failed, %d skipped\n", name, packages, len(v.Passed),
+		len(v.Flaky)+len(v.Upstream)+len(v.Regressions), len(v.Skipped))
+	for _, s := range v.Skipped {
+		fmt.Fprintf(w, "    skip %s: %s\n", s.Name(), gotest.SkipReason(s))
+	}
+	for _, f := range v.Flaky {
+		fmt.Fprintf(w, "    FLAKY %s: failed, then passed on retry\n", f.Name())
+	}
+	for _, f := range v.Upstream {
+		fmt.Fprintf(w, "    UPSTREAM %s: fails on unpatched upstream too, run alone; not a regression\n", f.Name())
+	}
+	for _, f := range v.Regressions {
+		fmt.Fprintf(w, "    FAIL %s (regression: passes on upstream, fails on the fork)\n", f.Name())
+		printTail(w, f.Output)
+	}
+	for _, f := range v.Packages {
+		fmt.Fprintf(w, "    FAIL package %s\n", f.Package)
+		printTail(w, f.Output)
+	}
+}
+
+// PrintBaseline lists the baseline's entries, which the run skipped.
+func PrintBaseline(w io.Writer, b *gotest.Baseline) {
+	header := ""
+	if len(b.Header) > 0 {
+		header = b.Header[0]
+	}
+	fmt.Fprintf(w, "baseline (%s): %d tests skipped as failures of unpatched upstream:\n", header, len(b.Tests))
+	for _, k := range b.Tests {
+		fmt.Fprintf(w, "    %s.%s: %s\n", k.Package, k.Test, k.Reason)
+	}
+}
+
+func printTail(w io.Writer, lines []string) {
+	const n = 30
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for _, line := range lines {
+		fmt.Fprintf(w, "        %s\n", line)
+	}
+}
+
+// Subtract returns the elements of a not in b, in order.
+func Subtract(a, b []string) []string {
+	drop := map[string]bool{}
+	for _, x := range b {
+		drop[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if !drop[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// RunOnce runs the suite once on upstream, skipping the known failures,
+// and adds to rep.
+type RunOnce func(ctx context.Context, known *gotest.Baseline, rep *gotest.Report) error
+
+// Collect runs upstream runs times and returns the union of the failures,
+// starting from earlier (nil: none). Once failures are known, later runs
+// skip them exactly as `nomadfork test` will: skipping a test can change
+// what the tests after it find (upstream's tests share process state), and
+// a failure that only shows then must be in the baseline too. It also
+// returns the last run's pass and skip counts.
+func Collect(ctx context.Context, runs int, earlier *gotest.Baseline, run RunOnce) (tests []gotest.Known, passed, skipped int, err error) {
+	failed := map[[2]string]gotest.Known{}
+	if earlier != nil {
+		for _, k := range earlier.Tests {
+			failed[[2]string{k.Package, k.Test}] = k
+		}
+	}
+	for i := 0; i < runs; i++ {
+		known := &gotest.Baseline{Tests: sortedKnown(failed)}
+		rep := gotest.NewReport()
+		if err := run(ctx, known, rep); err != nil {
+			return nil, 0, 0, err
+		}
+		if pf := rep.FailedPackages(); len(pf) > 0 {
+			out := pf[0].Output
+			return nil, 0, 0, fmt.Errorf("package %s fails on upstream without a failing test (build failure or panic); the baseline cannot skip it:\n%s",
+				pf[0].Package, strings.Join(out[max(0, len(out)-30):], "\n"))
+		}
+		for _, f := range rep.Select("fail") {
+			if _, ok := failed[key(f)]; !ok {
+				failed[key(f)] = gotest.Known{Package: f.Package, Test: f.Test, Reason: gotest.Reason(f)}
+			}
+		}
+		passed, skipped = len(rep.Select("pass")), len(rep.Select("skip"))
+	}
+	return sortedKnown(failed), passed, skipped, nil
+}
+
+func sortedKnown(m map[[2]string]gotest.Known) []gotest.Known {
+	out := make([]gotest.Known, 0, len(m))
+	for _, k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Package != out[j].Package {
+			return out[i].Package < out[j].Package
+		}
+		return out[i].Test < out[j].Test
+	})
+	return out
+}

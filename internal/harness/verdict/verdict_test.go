@@ -1,0 +1,188 @@
+package verdict
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/gotest"
+)
+
+// report builds a report from "pkg.Test=action" entries; a package entry
+// has no dot.
+func report(entries ...string) *gotest.Report {
+	rep := gotest.NewReport()
+	for _, e := range entries {
+		name, action, _ := strings.Cut(e, "=")
+		pkg, test, isTest := strings.Cut(name, ".")
+		if !isTest {
+			rep.Packages[pkg] = &gotest.Result{Package: pkg, Action: action, Output: []string{"build failed"}}
+			continue
+		}
+		rep.Tests[[2]string{pkg, test}] = &gotest.Result{Package: pkg, Test: test, Action: action}
+	}
+	return rep
+}
+
+// fixed returns a Rerun that answers from a script: per call, test name →
+// action; it records the tests each call got.
+type fixed struct {
+	calls [][]string
+	plan  []map[string]string
+}
+
+func (f *fixed) rerun(_ context.Context, tests []gotest.Result, _ []string) (map[[2]string]string, error) {
+	var names []string
+	out := map[[2]string]string{}
+	for _, t := range tests {
+		names = append(names, t.Test)
+		if len(f.plan) > len(f.calls) {
+			out[[2]string{t.Package, t.Test}] = f.plan[len(f.calls)][t.Test]
+		}
+	}
+	f.calls = append(f.calls, names)
+	return out, nil
+}
+
+func names(rs []gotest.Result) string {
+	var out []string
+	for _, r := range rs {
+		out = append(out, r.Test)
+	}
+	return strings.Join(out, ",")
+}
+
+func TestJudgeClassifies(t *testing.T) {
+	rep := report("p.TestPass=pass", "p.TestSkip=skip", "p.TestFlaky=fail", "p.TestUp=fail", "p.TestRaceUp=fail", "p.TestReg=fail", "p.TestGone=fail")
+	fork := &fixed{plan: []map[string]string{{"TestFlaky": "pass", "TestUp": "fail", "TestRaceUp": "fail", "TestReg": "fail", "TestGone": "fail"}}}
+	// Upstream: TestUp fails at once, TestRaceUp only in the second run,
+	// TestReg passes every run, TestGone does not exist upstream.
+	up := &fixed{plan: []map[string]string{
+		{"TestUp": "fail", "TestRaceUp": "pass", "TestReg": "pass", "TestGone": ""},
+		{"TestRaceUp": "fail", "TestReg": "pass"},
+		{"TestReg": "pass"},
+	}}
+	v, err := Judge(context.Background(), rep, Options{Fork: fork.rerun, Upstream: up.rerun, MaxRetries: 20, UpstreamRuns: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, got := range map[string][2]string{
+		"passed":      {names(v.Passed), "TestPass"},
+		"skipped":     {names(v.Skipped), "TestSkip"},
+		"flaky":       {names(v.Flaky), "TestFlaky"},
+		"upstream":    {names(v.Upstream), "TestRaceUp,TestUp"},
+		"regressions": {names(v.Regressions), "TestGone,TestReg"},
+	} {
+		if got[0] != got[1] {
+			t.Errorf("%s = %q, want %q", what, got[0], got[1])
+		}
+	}
+	if v.Failures() != 2 {
+		t.Errorf("Failures() = %d, want 2", v.Failures())
+	}
+	// Only what still fails goes to upstream, and a test that failed there
+	// once is not tried again.
+	if got := fmt.Sprint(up.calls); got != "[[TestGone TestRaceUp TestReg TestUp] [TestRaceUp TestReg] [TestReg]]" {
+		t.Errorf("upstream calls = %s", got)
+	}
+}
+
+func TestJudgeWithoutRetryOrOverLimit(t *testing.T) {
+	rep := report("p.TestA=fail", "p.TestB=fail", "q=fail")
+	fork := &fixed{}
+	v, err := Judge(context.Background(), rep, Options{Fork: fork.rerun, MaxRetries: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fork.calls) != 0 {
+		t.Errorf("retried %v although more failures than MaxRetries", fork.calls)
+	}
+	if names(v.Regressions) != "TestA,TestB" || len(v.Packages) != 1 || v.Failures() != 3 {
+		t.Errorf("verdict = %+v", v)
+	}
+	// A suite that is not upstream's: a failure on retry is a regression.
+	fork = &fixed{plan: []map[string]string{{"TestA": "fail", "TestB": "pass"}}}
+	v, err = Judge(context.Background(), report("p.TestA=fail", "p.TestB=fail"), Options{Fork: fork.rerun, MaxRetries: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(v.Regressions) != "TestA" || names(v.Flaky) != "TestB" {
+		t.Errorf("verdict = %+v", v)
+	}
+}
+
+func TestJudgeReportsRerunErrors(t *testing.T) {
+	boom := errors.New("sandbox failed")
+	_, err := Judge(context.Background(), report("p.TestA=fail"), Options{MaxRetries: 5,
+		Fork: func(context.Context, []gotest.Result, []string) (map[[2]string]string, error) { return nil, boom }})
+	if !errors.Is(err, boom) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestPrint(t *testing.T) {
+	v := &Verdict{Passed: make([]gotest.Result, 3),
+		Flaky:       []gotest.Result{{Package: "p", Test: "TestF"}},
+		Regressions: []gotest.Result{{Package: "p", Test: "TestR", Output: []string{"boom"}}}}
+	var b strings.Builder
+	v.Print(&b, "go test ./client/...", 2)
+	for _, want := range []string{"2 packages, 3 passed, 2 failed, 0 skipped", "FLAKY p.TestF", "FAIL p.TestR (regression", "        boom"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+func TestCollectUnionSkipsKnown(t *testing.T) {
+	earlier := &gotest.Baseline{Tests: []gotest.Known{{Package: "p", Test: "TestOld", Reason: "old"}}}
+	var skipped [][]string
+	plans := [][]string{
+		{"p.TestA=fail", "p.TestB=pass"},
+		{"p.TestA=fail", "p.TestB=fail", "p.TestC=pass"}, // TestA is skipped by then; whatever it says
+	}
+	run := 0
+	tests, passed, skippedN, err := Collect(context.Background(), 2, earlier, func(_ context.Context, known *gotest.Baseline, rep *gotest.Report) error {
+		var ks []string
+		for _, k := range known.Tests {
+			ks = append(ks, k.Test)
+		}
+		skipped = append(skipped, ks)
+		*rep = *report(plans[run]...)
+		run++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(skipped); got != "[[TestOld] [TestA TestOld]]" {
+		t.Errorf("known per run = %s", got)
+	}
+	var got []string
+	for _, k := range tests {
+		got = append(got, k.Test+":"+k.Reason)
+	}
+	if strings.Join(got, " ") != "TestA:failed without an error message (see `nomadfork baseline` output) TestB:failed without an error message (see `nomadfork baseline` output) TestOld:old" {
+		t.Errorf("tests = %v", got)
+	}
+	if passed != 1 || skippedN != 0 {
+		t.Errorf("last run: %d passed, %d skipped", passed, skippedN)
+	}
+}
+
+func TestCollectRefusesPackageFailure(t *testing.T) {
+	_, _, _, err := Collect(context.Background(), 1, nil, func(_ context.Context, _ *gotest.Baseline, rep *gotest.Report) error {
+		*rep = *report("p=fail")
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "package p fails on upstream without a failing test") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestSubtract(t *testing.T) {
+	if got := fmt.Sprint(Subtract([]string{"a", "b", "c"}, []string{"b"})); got != "[a c]" {
+		t.Errorf("Subtract = %s", got)
+	}
+}

@@ -1,0 +1,84 @@
+// Package lockfile is the tool's own lock: one mutating nomadfork command
+// at a time per repository. The lock file records the holder's pid and
+// verb; a lock whose process is gone is stale and is cleared.
+package lockfile
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// Holder is what the lock file records.
+type Holder struct {
+	PID     int       `json:"pid"`
+	Verb    string    `json:"verb"`
+	Started time.Time `json:"started"`
+}
+
+// HeldError is returned when another live process holds the lock.
+type HeldError struct {
+	File   string
+	Holder Holder
+}
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("`nomadfork %s` (pid %d) has been running since %s; wait for it to finish (lock %s)",
+		e.Holder.Verb, e.Holder.PID, e.Holder.Started.Local().Format("15:04:05"), e.File)
+}
+
+// Acquire takes the lock at file for verb. A lock left by a process that no
+// longer runs is removed, and notice is called with a message saying so.
+// The returned function releases the lock.
+func Acquire(file, verb string, notice func(string)) (release func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return nil, fmt.Errorf("taking the lock: %w", err)
+	}
+	me := Holder{PID: os.Getpid(), Verb: verb, Started: time.Now().UTC()}
+	data, err := json.Marshal(me)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; attempt < 3; attempt++ {
+		f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			_, werr := f.Write(append(data, '\n'))
+			cerr := f.Close()
+			if werr != nil || cerr != nil {
+				os.Remove(file)
+				return nil, fmt.Errorf("taking the lock: %w", errors.Join(werr, cerr))
+			}
+			return func() { os.Remove(file) }, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return nil, fmt.Errorf("taking the lock: %w", err)
+		}
+		var h Holder
+		old, rerr := os.ReadFile(file)
+		if rerr != nil && errors.Is(rerr, os.ErrNotExist) {
+			continue // released meanwhile
+		}
+		if rerr == nil && json.Unmarshal(old, &h) == nil && h.PID > 0 && alive(h.PID) {
+			return nil, &HeldError{File: file, Holder: h}
+		}
+		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("removing stale lock: %w", err)
+		}
+		if h.PID > 0 {
+			notice(fmt.Sprintf("removed a stale lock: `nomadfork %s` (pid %d) stopped without releasing it", h.Verb, h.PID))
+		} else {
+			notice(fmt.Sprintf("removed an unreadable lock file %s", file))
+		}
+	}
+	return nil, fmt.Errorf("could not take the lock %s", file)
+}
+
+// alive reports whether a process with pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
