@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
@@ -61,7 +61,6 @@ func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 }
 
 func (e *env) loadPin() (*pin.Pin, error) { return pin.Load(e.pinFile) }
-
 
 func (e *env) tree() (*worktree.Tree, error) { return worktree.New(e.workTree, e.stdout) }
 

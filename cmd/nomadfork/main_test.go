@@ -427,6 +427,10 @@ func TestConflictThenContinue(t *testing.T) {
 	if got := p.git("log", "-1", "--format=%s"); got != "lib: make F10 return 100" {
 		t.Errorf("HEAD = %q after continue", got)
 	}
+	// The resumed commit is reproducible: committer date = author date.
+	if got := strings.Split(p.git("log", "-1", "--format=%ad|%cd"), "|"); got[0] != got[1] {
+		t.Errorf("author and committer dates differ after -continue: %v", got)
+	}
 	// The resolution is unexported work: a plain apply must keep it.
 	r = p.mustFail("apply")
 	if !strings.Contains(r.stderr, "0002-lib-make-F10-return-100.patch") {

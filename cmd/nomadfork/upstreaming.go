@@ -11,10 +11,10 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/export"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"

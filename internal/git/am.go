@@ -179,4 +179,3 @@ func (r *Repo) Scratch(ctx context.Context, dir, rev string) (*Repo, func(), err
 	}
 	return &Repo{Dir: abs}, remove, nil
 }
-

@@ -12,6 +12,7 @@ import (
 var current struct {
 	sync.Mutex
 	steps []string
+	last  string
 }
 
 // Begin records what as the step under way, for Current, until the
@@ -19,6 +20,7 @@ var current struct {
 func Begin(what string) (end func()) {
 	current.Lock()
 	current.steps = append(current.steps, what)
+	current.last = what
 	n := len(current.steps)
 	current.Unlock()
 	return func() {
@@ -30,12 +32,13 @@ func Begin(what string) (end func()) {
 	}
 }
 
-// Current returns the innermost step under way, or "" if there is none.
+// Current returns the innermost step under way, or else the step begun
+// last (the one an interruption stopped), or "" if there was none.
 func Current() string {
 	current.Lock()
 	defer current.Unlock()
 	if len(current.steps) == 0 {
-		return ""
+		return current.last
 	}
 	return current.steps[len(current.steps)-1]
 }
