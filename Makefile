@@ -3,7 +3,7 @@ NOMADFORK := bin/nomadfork
 # Newer upstream versions `make test` reports the series against.
 STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
 
-.PHONY: all deps tool apply build check test test-tool bench clean
+.PHONY: all deps tool apply build check test test-tool test-sim bench clean
 
 # `make`: apply the series to the pinned upstream and build bin/nomad.
 all: build
@@ -26,6 +26,12 @@ check: tool
 test-tool:
 	go vet ./...
 	go test -race -count=1 ./...
+
+# `make test-sim`: sim/'s tests in the sandbox, with bin/ (the fork's nomad,
+# which upstream's helper/subproc needs) first on PATH.
+test-sim: build
+	cd sim && go mod download
+	cd sim && PATH=$(CURDIR)/bin:$$PATH ../$(NOMADFORK) sandbox -- go test -race ./...
 
 # `make test`: the tool's own tests, the series check, the upstream-ready
 # export applied to a fresh upstream tree and built, upstream's client tests
