@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/check"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
@@ -27,9 +26,7 @@ back to patches/, byte-identically and only where bytes changed.`
 	helpCheck = `Lints patch metadata, applies every patch exactly (no offset) in a scratch
 tree, compares its re-export byte for byte, and builds and vets every prefix
 of the series. Never touches nomad/.`
-	helpBuild    = `Builds bin/nomad from nomad/, stamped with the fork release from CHANGELOG.md.`
-	helpTest     = `Runs upstream's client tests of nomad/ (and sim/'s) in the sandbox, skipping the baselines' failures of unpatched upstream; a failure counts only if it persists on retry and passes on upstream.`
-	helpBaseline = `Runs the suites of nomadfork test on unpatched upstream and writes the baselines of the failures.`
+	helpBuild = `Builds bin/nomad from nomad/, stamped with the fork release from CHANGELOG.md.`
 )
 
 func runApply(ctx context.Context, e *env, args []string) error {
@@ -44,15 +41,12 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	if n := count(*force, *cont, *abort); n > 1 {
 		return usageError{errors.New("-force, -continue and -abort exclude each other")}
 	}
-	t, err := e.tree()
-	if err != nil {
-		return err
-	}
+	t := e.tree
 	if *abort {
 		return t.Apply(ctx, "", nil, worktree.ApplyOptions{Abort: true})
 	}
 	if *force {
-		if r, err := e.rebaser(); err == nil && r.InProgress(ctx) {
+		if r := e.rebaser(); r.InProgress(ctx) {
 			if err := r.Abort(ctx); err != nil {
 				return fmt.Errorf("aborting the stopped rebase: %w", err)
 			}
@@ -89,10 +83,7 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	t, err := e.tree()
-	if err != nil {
-		return err
-	}
+	t := e.tree
 	changes, err := t.Extract(ctx, e.patches)
 	if err != nil {
 		return err
@@ -113,10 +104,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	t, err := e.tree()
-	if err != nil {
-		return err
-	}
+	t := e.tree
 	patches, _, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
 	if err != nil {
 		return err
@@ -141,10 +129,7 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	t, err := e.tree()
-	if err != nil {
-		return err
-	}
+	t := e.tree
 	if err := t.Require(ctx, worktree.Need{Verb: "build", Base: true}); err != nil {
 		return err
 	}
@@ -152,18 +137,7 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	release, err := build.ForkRelease(e.log, p.Version())
-	if err != nil {
-		return err
-	}
-	stamp, err := build.StampOf(ctx, t.Repo, release)
-	if err != nil {
-		return err
-	}
-	err = progress.Step(e.stdout, fmt.Sprintf("building %s (Nomad %s+%s, revision %s)", *out, p.Version(), release, stamp.Revision), func() error {
-		return build.Nomad(ctx, t.Dir, *out, stamp)
-	})
-	if err != nil {
+	if err := build.Fork(ctx, t.Repo, e.log, p.Version(), *out, e.stdout); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "built %s; `%s version` prints the version\n", *out, *out)
@@ -175,13 +149,7 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 		args = args[1:]
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
-		fmt.Fprintln(e.stderr, "usage: nomadfork sandbox -- command [args...]\n\n"+
-			"Runs the command in new network, mount and PID namespaces: only lo and a veth pair\n"+
-			"with a default route via 192.0.2.254 that leads nowhere; 169.254.0.0/16 and the\n"+
-			"private ranges unreachable; the machine's cgroups hidden; every process killed\n"+
-			"when the command exits. Needs root, unshare (util-linux) and ip (iproute2).\n"+
-			"Run `go mod download` first: there is no network inside. Nomad's tests need\n"+
-			"the tree's nomad on PATH (see `make test-sim`).")
+		fmt.Fprint(e.stderr, sandbox.Usage)
 		if len(args) == 0 {
 			return usageError{errors.New("no command given")}
 		}

@@ -7,10 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
@@ -25,6 +24,7 @@ type env struct {
 	baseline string // baseline/
 	sim      string // sim/: the external consumer module
 	log      string // CHANGELOG.md
+	tree     *worktree.Tree
 
 	stdout, stderr io.Writer
 }
@@ -53,6 +53,7 @@ func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 		log:      filepath.Join(root, "CHANGELOG.md"),
 		stdout:   stdout,
 		stderr:   stderr,
+		tree:     &worktree.Tree{Dir: filepath.Join(root, "nomad"), Repo: &git.Repo{Dir: filepath.Join(root, "nomad")}, Log: stdout},
 	}
 	if _, err := os.Stat(e.pinFile); err != nil {
 		return e, fmt.Errorf("%s not found: run nomadfork in the repository's top directory or pass -C", pin.DefaultFile)
@@ -62,41 +63,14 @@ func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 
 func (e *env) loadPin() (*pin.Pin, error) { return pin.Load(e.pinFile) }
 
-func (e *env) tree() (*worktree.Tree, error) { return worktree.New(e.workTree, e.stdout) }
-
-// baselineFile is the committed list of tests that fail on unpatched
-// upstream in the sandbox.
-func (e *env) baselineFile(p *pin.Pin) string {
-	return filepath.Join(e.baseline, "client-"+p.Version()+".tsv")
-}
-
-// fetchBase downloads and verifies the pinned modules, makes sure the work
-// tree's repository exists and imports the upstream commit into it. It
-// does not touch the work tree's files or branches.
+// fetchBase imports the pinned upstream into the work tree's repository.
 func (e *env) fetchBase(ctx context.Context, t *worktree.Tree) (*pin.Pin, string, error) {
 	p, err := e.loadPin()
 	if err != nil {
 		return nil, "", err
 	}
-	mods, err := upstream.Fetch(ctx, p, e.stdout)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := upstream.CheckReplacements(mods, pin.DefaultFile); err != nil {
-		return nil, "", err
-	}
-	if err := t.Init(ctx); err != nil {
-		return nil, "", err
-	}
-	var base string
-	err = progress.Step(e.stdout, fmt.Sprintf("importing upstream %s into %s", p.Version(), t.Dir), func() error {
-		base, err = t.ImportBase(ctx, mods)
-		return err
-	})
-	if err != nil {
-		return nil, "", err
-	}
-	return p, base, nil
+	base, err := t.Fetch(ctx, p)
+	return p, base, err
 }
 
 // seriesAndBase returns the series and the pinned upstream commit,
@@ -116,9 +90,5 @@ func (e *env) seriesAndBase(ctx context.Context, t *worktree.Tree, allowEmpty bo
 
 // requireWorkTree returns the work tree, failing unless apply has made it.
 func (e *env) requireWorkTree(ctx context.Context) (*worktree.Tree, error) {
-	t, err := e.tree()
-	if err != nil {
-		return nil, err
-	}
-	return t, t.Require(ctx, worktree.Need{Base: true})
+	return e.tree, e.tree.Require(ctx, worktree.Need{Base: true})
 }

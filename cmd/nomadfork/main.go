@@ -22,7 +22,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
 
-const usage = `nomadfork maintains the nomad-client-fork patch series.
+const usageHead = `nomadfork maintains the nomad-client-fork patch series.
 
 Usage:
 
@@ -31,25 +31,9 @@ Usage:
 
 Commands:
 
-	apply      download and verify the pinned upstream, materialize nomad/ and
-	           apply patches/ as one commit per patch
-	extract    write nomad/'s commits since the upstream base back to patches/
-	check      lint patch metadata; apply the series exactly in a scratch tree
-	           (no offset, re-export byte-identical); build and vet every prefix
-	build      build bin/nomad from nomad/, stamped with the fork release
-	test       run upstream's client tests of nomad/ in the sandbox (the packages
-	           the series touches with -race) and sim/'s, skipping exactly the
-	           baselines' failures of unpatched upstream
-	baseline   run the same tests on unpatched upstream and write the baselines
-	rebase     move the series onto a newer upstream (-onto v, -continue, -abort),
-	           dropping patches upstream already carries
-	drop       record that upstream carries a patch (Upstream-Status: applied v)
-	status     read-only: how each patch fares against newer upstream versions
-	export     upstream-ready commits: a branch per patch and an mbox for git am
-	sandbox    run a command inside the private network/mount/pid sandbox
-	bench      measure alloc-update and Raft traffic and deployment times of a
-	           real cluster in the sandbox: upstream, the fork, v1.6.1
+`
 
+const usageTail = `
 Flags:
 
 	-C dir     run in dir instead of the current directory
@@ -61,25 +45,34 @@ space) take a lock, out/nomadfork.lock, so only one runs at a time.
 `
 
 type command struct {
-	name string
-	run  func(ctx context.Context, env *env, args []string) error
+	name, summary string
+	run           func(ctx context.Context, env *env, args []string) error
 	// lock: the command takes the tool's lock.
 	lock bool
 }
 
 var commands = []command{
-	{"apply", runApply, true},
-	{"extract", runExtract, true},
-	{"check", runCheck, true},
-	{"build", runBuild, false},
-	{"test", runTest, false},
-	{"baseline", runBaseline, true},
-	{"rebase", runRebase, true},
-	{"drop", runDrop, true},
-	{"status", runStatus, true},
-	{"export", runExport, true},
-	{"sandbox", runSandbox, false},
-	{"bench", runBench, false},
+	{"apply", "download and verify the pinned upstream, make nomad/ and apply patches/", runApply, true},
+	{"extract", "write nomad/'s commits since the upstream base back to patches/", runExtract, true},
+	{"check", "lint, apply exactly, re-export byte-identically, build and vet every prefix", runCheck, true},
+	{"build", "build bin/nomad from nomad/, stamped with the fork release", runBuild, false},
+	{"test", "run upstream's client tests (and sim's) in the sandbox against the baselines", runTest, false},
+	{"baseline", "run the same tests on unpatched upstream and write the baselines", runBaseline, true},
+	{"rebase", "move the series onto a newer upstream (-onto v, -continue, -abort)", runRebase, true},
+	{"drop", "record that upstream carries a patch (Upstream-Status: applied v)", runDrop, true},
+	{"status", "read-only: how each patch fares against newer upstream versions", runStatus, true},
+	{"export", "upstream-ready commits: a branch per patch and an mbox for git am", runExport, true},
+	{"sandbox", "run a command inside the private network/mount/pid sandbox", runSandbox, false},
+	{"bench", "measure alloc-update traffic and deployment times of a real cluster", runBench, false},
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString(usageHead)
+	for _, c := range commands {
+		fmt.Fprintf(&b, "\t%-10s %s\n", c.name, c.summary)
+	}
+	return b.String() + usageTail
 }
 
 func main() {
@@ -101,7 +94,7 @@ const exitInterrupted = 130
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	top := flag.NewFlagSet("nomadfork", flag.ContinueOnError)
 	top.SetOutput(stderr)
-	top.Usage = func() { fmt.Fprint(stderr, usage) }
+	top.Usage = func() { fmt.Fprint(stderr, usage()) }
 	root := top.String("C", "", "run in `dir` instead of the current directory")
 	if err := top.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -110,13 +103,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if top.NArg() == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
 	name, rest := top.Arg(0), top.Args()[1:]
 	if name == "help" {
 		if len(rest) == 0 {
-			fmt.Fprint(stdout, usage)
+			fmt.Fprint(stdout, usage())
 			return 0
 		}
 		name, rest, stderr = rest[0], []string{"-h"}, stdout
@@ -187,7 +180,7 @@ func lookup(name string) *command {
 // command line, except that a rebase in progress continues.
 func resumeCommand(e *env, name string, args []string) string {
 	if name == "rebase" {
-		if r, err := e.rebaser(); err == nil && r.InProgress(context.Background()) {
+		if r := e.rebaser(); r.InProgress(context.Background()) {
 			return "nomadfork rebase -continue"
 		}
 	}

@@ -10,40 +10,17 @@ import (
 
 	"golang.org/x/mod/semver"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/export"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
-// nestedFlag collects -nested path@version overrides.
-type nestedFlag map[string]string
-
-func (n nestedFlag) String() string { return "" }
-
-func (n nestedFlag) Set(s string) error {
-	path, version, ok := strings.Cut(s, "@")
-	if !ok || path == "" || version == "" {
-		return fmt.Errorf("want path@version, got %q", s)
-	}
-	n[path] = version
-	return nil
-}
-
-func (e *env) rebaser() (*rebase.Rebaser, error) {
-	t, err := e.tree()
-	if err != nil {
-		return nil, err
-	}
-	return &rebase.Rebaser{
-		Tree:  t,
-		Files: rebase.Files{Pin: e.pinFile, Patches: e.patches, Changelog: e.log},
-		Log:   e.stdout,
-	}, nil
+func (e *env) rebaser() *rebase.Rebaser {
+	return &rebase.Rebaser{Tree: e.tree, Log: e.stdout,
+		Files: rebase.Files{Pin: e.pinFile, Patches: e.patches, Changelog: e.log}}
 }
 
 const (
@@ -67,18 +44,22 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	onto := fs.String("onto", "", "move the series onto upstream `version`, such as v1.6.1")
 	cont := fs.Bool("continue", false, "go on after resolving a conflict and staging it with 'git add', or after an interruption")
 	abort := fs.Bool("abort", false, "undo the rebase: restore the work tree; pin, patches/ and CHANGELOG.md were never touched")
-	nested := nestedFlag{}
-	fs.Var(nested, "nested", "use `path@version` for a nested module (repeatable); default: targets.json, else the tag commit's pseudo-version")
+	nested := map[string]string{}
+	fs.Func("nested", "use `path@version` for a nested module (repeatable); default: targets.json, else the tag commit's pseudo-version", func(s string) error {
+		path, version, ok := strings.Cut(s, "@")
+		if !ok || path == "" || version == "" {
+			return fmt.Errorf("want path@version, got %q", s)
+		}
+		nested[path] = version
+		return nil
+	})
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	if count(*onto != "", *cont, *abort) != 1 {
 		return usageError{errors.New("give exactly one of -onto <version>, -continue or -abort")}
 	}
-	r, err := e.rebaser()
-	if err != nil {
-		return err
-	}
+	r := e.rebaser()
 	if *abort {
 		if err := r.Abort(ctx); err != nil {
 			return err
@@ -93,43 +74,19 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	var rep *rebase.Report
 	if *cont {
 		rep, err = r.Continue(ctx, patches)
+	} else if !semver.IsValid(*onto) {
+		return usageError{fmt.Errorf("-onto %q is not a version such as v1.6.1", *onto)}
 	} else {
-		if len(patches) == 0 {
-			return fmt.Errorf("%w: there is nothing to rebase in %s", series.ErrNoPatches, e.patches)
-		}
-		if !semver.IsValid(*onto) {
-			return usageError{fmt.Errorf("-onto %q is not a version such as v1.6.1", *onto)}
-		}
-		var cur *pin.Pin
-		cur, err = e.loadPin()
-		if err != nil {
-			return err
-		}
-		if semver.Compare(*onto, cur.Version()) <= 0 {
-			return fmt.Errorf("-onto %s is not newer than the pinned %s", *onto, cur.Version())
-		}
-		if err := r.Tree.Require(ctx, worktree.Need{Verb: "rebase", Base: true, NoOp: true, Clean: true}); err != nil {
-			return err
-		}
-		var targets upstream.Targets
-		if targets, err = upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile)); err != nil {
-			return err
-		}
-		next, mods, _, rerr := upstream.Resolve(ctx, cur, *onto, targets, nested, false, e.stdout)
-		if rerr != nil {
-			return rerr
-		}
-		rep, err = r.Start(ctx, cur, next, mods, patches)
+		rep, err = r.Onto(ctx, *onto, filepath.Join(e.root, upstream.TargetsFile), nested, patches)
 	}
 	if err != nil {
 		return err
 	}
 	if rep.Stopped != nil {
-		c := &worktree.ConflictError{Patch: rep.Stopped.Patch, Files: rep.Stopped.Files, Hunks: rep.Stopped.Hunks,
-			Conflict: len(rep.Stopped.Files) > 0, Output: rep.Stopped.Detail,
-			Resume: "resolve the conflicts in nomad/, `git add` the files, then run `nomadfork rebase -continue`;\n" +
+		return &worktree.ConflictError{Patch: rep.Stopped.Patch, Files: rep.Stopped.Files, Hunks: rep.Stopped.Hunks,
+			Conflict: rep.Stopped.Unmerged, Output: rep.Stopped.Detail,
+			Resume: "resolve the conflicts in nomad/ (or apply the patch there by hand), `git add` the files, then run `nomadfork rebase -continue`;\n" +
 				"or run `nomadfork rebase -abort` to restore everything as it was"}
-		return c
 	}
 	fmt.Fprintln(e.stdout, rep.Summary())
 	fmt.Fprintf(e.stdout, "updated %s, patches/ and CHANGELOG.md; run `nomadfork check`, then `nomadfork baseline` for %s before `nomadfork test`\n", pin.DefaultFile, rep.To)
@@ -161,10 +118,7 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 			return usageError{fmt.Errorf("-pr %q is not an https URL of a pull request", *pr)}
 		}
 	}
-	t, err := e.tree()
-	if err != nil {
-		return err
-	}
+	t := e.tree
 	if err := t.Require(ctx, worktree.Need{Verb: "drop", NoOp: true}); err != nil {
 		return err
 	}
@@ -182,30 +136,11 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var patch *series.Patch
-	for i, p := range patches {
-		if p.Name == name || strings.TrimSuffix(p.Name, ".patch") == name || fmt.Sprintf("%04d", p.Number) == name {
-			patch = &patches[i]
-		}
-	}
-	if patch == nil {
-		return fmt.Errorf("no patch %q in patches/", name)
-	}
-	data, err := metadata.SetTrailer(patch.Data, "Upstream-Status", "applied "+*applied)
-	if err == nil && *pr != "" {
-		data, err = metadata.SetTrailer(data, "Applied-Upstream", *pr)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", patch.Name, err)
-	}
-	md, err := metadata.Parse(data)
+	patch, err := series.Find(patches, name)
 	if err != nil {
 		return err
 	}
-	if errs := md.Lint(); len(errs) > 0 {
-		return fmt.Errorf("%s would be invalid: %v", patch.Name, errs[0])
-	}
-	if err := atomicfile.WriteFile(patch.Path, data, 0o644); err != nil {
+	if err := series.MarkApplied(patch, *applied, *pr); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s: Upstream-Status: applied %s; the next rebase onto %s or later drops it\n", patch.Name, *applied, *applied)
@@ -226,56 +161,20 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *against == "" {
-		var vs []string
-		for v := range targets {
-			if semver.IsValid(v) && semver.Compare(v, cur.Version()) > 0 {
-				vs = append(vs, v)
-			}
-		}
-		semver.Sort(vs)
-		*against = strings.Join(vs, ",")
-	}
-	var versions []string
-	for _, v := range strings.Split(*against, ",") {
-		if v = strings.TrimSpace(v); v == "" {
-			continue
-		}
-		if !semver.IsValid(v) {
-			return usageError{fmt.Errorf("%q is not a version such as v1.6.1", v)}
-		}
-		versions = append(versions, v)
-	}
-	if len(versions) == 0 {
-		return usageError{fmt.Errorf("no version to try: %s names none newer than %s; give -against v1.6.1,…", upstream.TargetsFile, cur.Version())}
+	versions, err := upstream.Versions(*against, targets, cur.Version())
+	if err != nil {
+		return usageError{err}
 	}
 	patches, err := series.Require(e.patches, false)
 	if err != nil {
 		return err
 	}
-	t, err := e.tree()
-	if err != nil {
-		return err
-	}
+	t := e.tree
 	cols, err := rebase.Status(ctx, t, cur, versions, targets, patches, filepath.Join(e.out, "status"), e.stdout)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "\nseries (%d patches on %s) against newer upstream versions:\n\n%s\n", len(patches), cur.Version(), rebase.Table(cols, patches))
-	for _, c := range cols {
-		for _, o := range c.Outcomes {
-			if o.Kind == rebase.Conflict || o.Kind == rebase.Upstream {
-				fmt.Fprintf(e.stdout, "%s %s: %s", c.Version, o.Patch, o.Cell())
-				if len(o.Hunks) > 0 {
-					fmt.Fprintf(e.stdout, "; hunks %s", strings.Join(o.Hunks, ", "))
-				}
-				if o.Kind == rebase.Upstream {
-					fmt.Fprintf(e.stdout, "; %s", o.Detail)
-				}
-				fmt.Fprintln(e.stdout)
-			}
-		}
-	}
+	rebase.Print(e.stdout, cols, patches, cur.Version())
 	return nil
 }
 
@@ -286,10 +185,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	t, err := e.tree()
-	if err != nil {
-		return err
-	}
+	t := e.tree
 	if err := t.Require(ctx, worktree.Need{Verb: "export", NoOp: true}); err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
@@ -228,4 +229,41 @@ func Write(dir string, files []File, allowEmpty bool) ([]Change, error) {
 		changes = append(changes, Change{p.Name, "removed"})
 	}
 	return changes, nil
+}
+
+// Find returns the patch name names: its file name, with or without
+// .patch, or its number.
+func Find(patches []Patch, name string) (*Patch, error) {
+	for i, p := range patches {
+		if p.Name == name || strings.TrimSuffix(p.Name, ".patch") == name || fmt.Sprintf("%04d", p.Number) == name {
+			return &patches[i], nil
+		}
+	}
+	return nil, fmt.Errorf("no patch %q in the series", name)
+}
+
+// MarkApplied records in p's file that upstream carries it since version
+// (Upstream-Status: applied <version>), through the pull request url if
+// given (Applied-Upstream: <url>). The file is written only if its
+// metadata stays valid.
+func MarkApplied(p *Patch, version, url string) error {
+	data, err := metadata.SetTrailer(p.Data, "Upstream-Status", "applied "+version)
+	if err == nil && url != "" {
+		data, err = metadata.SetTrailer(data, "Applied-Upstream", url)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.Name, err)
+	}
+	md, err := metadata.Parse(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.Name, err)
+	}
+	if errs := md.Lint(); len(errs) > 0 {
+		return fmt.Errorf("%s would be invalid: %v", p.Name, errs[0])
+	}
+	if err := atomicfile.WriteFile(p.Path, data, 0o644); err != nil {
+		return err
+	}
+	p.Data, p.Meta, p.MetaErr = data, md, nil
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
 
 // VersionPackage is the package whose variables -ldflags -X sets.
@@ -112,4 +114,20 @@ func ForkRelease(changelog, upstreamVersion string) (string, error) {
 		return "", err
 	}
 	return "", fmt.Errorf("%s has no `## v%s+fork.N` heading; add one", changelog, want)
+}
+
+// Fork builds the nomad of repo's work tree into out, stamped with the
+// newest fork release for upstreamVersion that changelog names.
+func Fork(ctx context.Context, repo *git.Repo, changelog, upstreamVersion, out string, log io.Writer) error {
+	release, err := ForkRelease(changelog, upstreamVersion)
+	if err != nil {
+		return err
+	}
+	stamp, err := StampOf(ctx, repo, release)
+	if err != nil {
+		return err
+	}
+	return progress.Step(log, fmt.Sprintf("building %s (Nomad %s+%s, revision %s)", out, upstreamVersion, release, stamp.Revision), func() error {
+		return Nomad(ctx, repo.Dir, out, stamp)
+	})
 }

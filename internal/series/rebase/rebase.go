@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"golang.org/x/mod/semver"
 	"io"
 	"os"
 	"strings"
@@ -131,6 +132,34 @@ func (r *Rebaser) Start(ctx context.Context, cur, next *pin.Pin, mods []*upstrea
 	}
 	fmt.Fprintf(r.Log, "rebasing %d patch(es) from %s onto %s\n", len(patches), cur.Version(), next.Version())
 	return r.run(ctx, s, patches)
+}
+
+// Onto starts a rebase onto upstream version: the target is resolved
+// (nested module versions from nested, then targetsFile, then the tag
+// commit's pseudo-version), downloaded and verified first.
+func (r *Rebaser) Onto(ctx context.Context, version, targetsFile string, nested map[string]string, patches []series.Patch) (*Report, error) {
+	if len(patches) == 0 {
+		return nil, fmt.Errorf("%w: there is nothing to rebase in %s", series.ErrNoPatches, r.Files.Patches)
+	}
+	cur, err := pin.Load(r.Files.Pin)
+	if err != nil {
+		return nil, err
+	}
+	if semver.Compare(version, cur.Version()) <= 0 {
+		return nil, fmt.Errorf("-onto %s is not newer than the pinned %s", version, cur.Version())
+	}
+	if err := r.Tree.Require(ctx, worktree.Need{Verb: "rebase", Base: true, NoOp: true, Clean: true}); err != nil {
+		return nil, err
+	}
+	targets, err := upstream.LoadTargets(targetsFile)
+	if err != nil {
+		return nil, err
+	}
+	next, mods, _, err := upstream.Resolve(ctx, cur, version, targets, nested, false, r.Log)
+	if err != nil {
+		return nil, err
+	}
+	return r.Start(ctx, cur, next, mods, patches)
 }
 
 // Continue goes on after the user resolved a conflict and staged the

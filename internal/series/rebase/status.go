@@ -107,3 +107,24 @@ func Table(cols []Column, patches []series.Patch) string {
 	}
 	return b.String()
 }
+
+// Print writes the status report: the table, then a line per conflict or
+// patch already upstream.
+func Print(w io.Writer, cols []Column, patches []series.Patch, pinned string) {
+	fmt.Fprintf(w, "\nseries (%d patches on %s) against newer upstream versions:\n\n%s\n", len(patches), pinned, Table(cols, patches))
+	for _, c := range cols {
+		for _, o := range c.Outcomes {
+			if o.Kind != Conflict && o.Kind != Upstream {
+				continue
+			}
+			fmt.Fprintf(w, "%s %s: %s", c.Version, o.Patch, o.Cell())
+			if len(o.Hunks) > 0 {
+				fmt.Fprintf(w, "; hunks %s", strings.Join(o.Hunks, ", "))
+			}
+			if o.Kind == Upstream {
+				fmt.Fprintf(w, "; %s", o.Detail)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}

@@ -36,6 +36,9 @@ type Outcome struct {
 	Detail string   `json:"detail,omitempty"`
 	Files  []string `json:"files,omitempty"`
 	Hunks  []string `json:"hunks,omitempty"`
+	// Unmerged: the conflict left unmerged files (conflict markers);
+	// otherwise the patch did not apply at all and Detail says why.
+	Unmerged bool `json:"unmerged,omitempty"`
 }
 
 // Cell renders the outcome for a table.
@@ -103,7 +106,7 @@ func Try(ctx context.Context, wt *git.Repo, p series.Patch, target string) (Outc
 		out.Kind, out.Detail = Upstream, "the target already holds its change (the merge is empty)"
 		return out, nil
 	}
-	out.Kind, out.Files, out.Hunks = Conflict, am.Files, am.Hunks
+	out.Kind, out.Files, out.Hunks, out.Unmerged = Conflict, am.Files, am.Hunks, am.Unmerged
 	out.Detail = strings.TrimSpace(am.Output)
 	return out, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"golang.org/x/mod/semver"
 	"io"
 	"os"
 	"path/filepath"
@@ -175,4 +176,33 @@ func localReplacements(gomod string) []replacement {
 		}
 	}
 	return out
+}
+
+// Versions parses a comma-separated list of versions; an empty list means
+// the versions of targets newer than pinned, in order.
+func Versions(list string, targets Targets, pinned string) ([]string, error) {
+	if strings.TrimSpace(list) == "" {
+		var vs []string
+		for v := range targets {
+			if semver.IsValid(v) && semver.Compare(v, pinned) > 0 {
+				vs = append(vs, v)
+			}
+		}
+		semver.Sort(vs)
+		if len(vs) == 0 {
+			return nil, fmt.Errorf("no version to try: %s names none newer than %s; list versions such as v1.6.1", TargetsFile, pinned)
+		}
+		return vs, nil
+	}
+	var vs []string
+	for _, v := range strings.Split(list, ",") {
+		if v = strings.TrimSpace(v); v == "" {
+			continue
+		}
+		if !semver.IsValid(v) {
+			return nil, fmt.Errorf("%q is not a version such as v1.6.1", v)
+		}
+		vs = append(vs, v)
+	}
+	return vs, nil
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
@@ -214,6 +216,28 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 		return "", fmt.Errorf("committing upstream tree: %w", err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// Fetch downloads and verifies the pinned modules, creates the repository
+// if needed and imports the upstream commit into it, returning the commit.
+// It does not touch the work tree's files or branches.
+func (t *Tree) Fetch(ctx context.Context, p *pin.Pin) (string, error) {
+	mods, err := upstream.Fetch(ctx, p, t.Log)
+	if err != nil {
+		return "", err
+	}
+	if err := upstream.CheckReplacements(mods, pin.DefaultFile); err != nil {
+		return "", err
+	}
+	if err := t.Init(ctx); err != nil {
+		return "", err
+	}
+	var base string
+	err = progress.Step(t.Log, fmt.Sprintf("importing upstream %s into %s", p.Version(), t.Dir), func() error {
+		base, err = t.ImportBase(ctx, mods)
+		return err
+	})
+	return base, err
 }
 
 // treeOf writes the tree of every file under src, ignoring .gitignore rules

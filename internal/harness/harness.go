@@ -1,0 +1,318 @@
+// Package harness runs upstream's client tests of the work tree in the
+// sandbox, skipping the baselines' failures of unpatched upstream, and
+// makes those baselines. The verdict on failures is package verdict's.
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/gotest"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/suite"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/verdict"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+)
+
+// ClientPackages is the part of upstream's test suite the fork runs.
+const ClientPackages = "./client/..."
+
+// Options describe a test or baseline run.
+type Options struct {
+	// Tree is the work tree; its series decides the packages run with
+	// -race.
+	Tree *worktree.Tree
+	// Scratch is a directory for binaries and scratch trees.
+	Scratch string
+	// Plain and Race are the baseline files: all of ClientPackages
+	// without -race, the touched packages with -race.
+	Plain, Race string
+	// Sim is the directory of the sim module; empty for none.
+	Sim string
+	// Verbose copies every test's output to Log.
+	Verbose bool
+	Log     io.Writer
+}
+
+// Prepare downloads the test modules of dir and builds its nomad into
+// binDir, which the suite puts first on PATH.
+func Prepare(ctx context.Context, dir, binDir, label string, verbose bool, log io.Writer) (*suite.Suite, error) {
+	s := &suite.Suite{Dir: dir, BinDir: binDir, Log: log, Verbose: verbose}
+	if err := progress.Step(log, "downloading test modules (before the network is cut)", func() error { return s.Download(ctx) }); err != nil {
+		return nil, err
+	}
+	stamp, err := build.StampOf(ctx, &git.Repo{Dir: dir}, label)
+	if err != nil {
+		return nil, err
+	}
+	return s, progress.Step(log, "building the tree's nomad for helper/subproc", func() error {
+		return build.Nomad(ctx, dir, filepath.Join(binDir, "nomad"), stamp)
+	})
+}
+
+// racePackages returns the import paths of the packages the series touches.
+func racePackages(ctx context.Context, t *worktree.Tree, s *suite.Suite) ([]string, error) {
+	base, err := t.Base(ctx)
+	if err != nil || base == "" {
+		return nil, err
+	}
+	touched, err := worktree.ChangedPackages(ctx, t.Repo, base, "HEAD")
+	var existing []string
+	for _, p := range touched {
+		if _, err := os.Stat(filepath.Join(s.Dir, p)); err == nil {
+			existing = append(existing, p)
+		}
+	}
+	if err != nil || len(existing) == 0 {
+		return nil, err
+	}
+	return s.List(ctx, existing...)
+}
+
+// suiteRun is one suite's go test run and how to judge it.
+type suiteRun struct {
+	name     string
+	suite    *suite.Suite
+	flags    []string
+	rep      *gotest.Report
+	upstream bool // upstream's tests: failures are tried on upstream too
+}
+
+// Test runs ClientPackages of the work tree (and, with race, the packages
+// the series touches once more with -race, and sim's tests), judges the
+// failures and fails on any regression.
+func Test(ctx context.Context, o Options, race, retry bool) error {
+	known, err := gotest.ReadBaseline(o.Plain)
+	if err != nil {
+		return err
+	}
+	binDir := filepath.Join(o.Scratch, "bin")
+	s, err := Prepare(ctx, o.Tree.Dir, binDir, "test", o.Verbose, o.Log)
+	if err != nil {
+		return err
+	}
+	pkgs, err := s.List(ctx, ClientPackages)
+	if err != nil {
+		return err
+	}
+	var racePkgs []string
+	if race {
+		if racePkgs, err = racePackages(ctx, o.Tree, s); err != nil {
+			return err
+		}
+	}
+	// Every package runs without -race in the groups the baseline ran
+	// them in; the packages the series touches run once more with -race.
+	runs := []suiteRun{{name: "go test " + ClientPackages, suite: s, rep: gotest.NewReport(), upstream: true}}
+	baselines := []*gotest.Baseline{known}
+	for _, group := range [][]string{verdict.Subtract(pkgs, racePkgs), racePkgs} {
+		if len(group) > 0 {
+			what := fmt.Sprintf("go test of %d packages of %s (sandboxed, skipping %d baseline failures)", len(group), ClientPackages, len(known.Tests))
+			if err := progress.Step(o.Log, what, func() error { return s.RunWithBaseline(ctx, group, nil, known, runs[0].rep) }); err != nil {
+				return err
+			}
+		}
+	}
+	if len(racePkgs) > 0 {
+		raceKnown, err := gotest.ReadBaseline(o.Race)
+		if err != nil {
+			return err
+		}
+		if missing := raceKnown.Missing(racePkgs); len(missing) > 0 {
+			return fmt.Errorf("the series touches %s, which the race baseline %s does not cover; run `nomadfork baseline -race-only` to refresh it",
+				strings.Join(missing, ", "), o.Race)
+		}
+		r := suiteRun{name: "go test -race (touched packages)", suite: s, flags: []string{"-race"}, rep: gotest.NewReport(), upstream: true}
+		what := fmt.Sprintf("go test -race: the %d packages the series touches (skipping %d race-baseline failures)", len(racePkgs), len(raceKnown.Tests))
+		if err := progress.Step(o.Log, what, func() error { return s.RunWithBaseline(ctx, racePkgs, r.flags, raceKnown, r.rep) }); err != nil {
+			return err
+		}
+		runs, baselines = append(runs, r), append(baselines, raceKnown)
+	}
+	if _, err := os.Stat(filepath.Join(o.Sim, "go.mod")); o.Sim != "" && err == nil {
+		ss := &suite.Suite{Dir: o.Sim, BinDir: binDir, Log: o.Log, Verbose: o.Verbose}
+		r := suiteRun{name: "go test -race sim/...", suite: ss, flags: []string{"-race"}, rep: gotest.NewReport()}
+		if err := progress.Step(o.Log, "go test -race ./... in sim/ (external AllocRunner consumer)", func() error {
+			if err := ss.Download(ctx); err != nil {
+				return err
+			}
+			return ss.Run(ctx, suite.Invocation{Packages: []string{"./..."}, Flags: r.flags}, r.rep)
+		}); err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	up := &upstreamTree{o: o}
+	defer up.close()
+	return summarize(ctx, o.Log, runs, baselines, retry, up)
+}
+
+// upstreamTree is unpatched upstream in a scratch tree, prepared the first
+// time a failure on the fork needs checking there.
+type upstreamTree struct {
+	o       Options
+	suite   *suite.Suite
+	cleanup func()
+}
+
+func (u *upstreamTree) outcomes(ctx context.Context, tests []gotest.Result, flags []string) (map[[2]string]string, error) {
+	if u.suite == nil {
+		base, err := u.o.Tree.Base(ctx)
+		if err != nil {
+			return nil, err
+		}
+		wt, cleanup, err := u.o.Tree.Repo.Scratch(ctx, filepath.Join(u.o.Scratch, "upstream"), base)
+		if err != nil {
+			return nil, err
+		}
+		u.cleanup = cleanup
+		if u.suite, err = Prepare(ctx, wt.Dir, filepath.Join(u.o.Scratch, "upstream-bin"), "upstream", u.o.Verbose, u.o.Log); err != nil {
+			return nil, err
+		}
+	}
+	return u.suite.Outcomes(ctx, tests, flags)
+}
+
+func (u *upstreamTree) close() {
+	if u.cleanup != nil {
+		u.cleanup()
+	}
+}
+
+// summarize prints every run's verdict and fails on any regression.
+func summarize(ctx context.Context, w io.Writer, runs []suiteRun, baselines []*gotest.Baseline, retry bool, up *upstreamTree) error {
+	fmt.Fprintln(w, "\n==> summary")
+	failures := 0
+	for _, r := range runs {
+		opts := verdict.Options{Flags: r.flags, MaxRetries: verdict.DefaultMaxRetries, UpstreamRuns: verdict.DefaultUpstreamRuns}
+		if retry {
+			opts.Fork = r.suite.Outcomes
+			if r.upstream {
+				opts.Upstream = up.outcomes
+			}
+		}
+		v, err := verdict.Judge(ctx, r.rep, opts)
+		if err != nil {
+			return err
+		}
+		v.Print(w, r.name, len(r.rep.Packages))
+		failures += v.Failures()
+	}
+	for _, b := range baselines {
+		verdict.PrintBaseline(w, b)
+	}
+	if failures > 0 {
+		return fmt.Errorf("%d failure(s)", failures)
+	}
+	fmt.Fprintln(w, "test: ok")
+	return nil
+}
+
+// BaselineOptions say which baselines to make and how.
+type BaselineOptions struct {
+	// Base is the upstream commit; Module names it in the headers.
+	Base, Module string
+	// Runs is how often each suite runs; the baseline is the union.
+	Runs int
+	// Keep adds to the files' entries instead of replacing them.
+	Keep bool
+	// RaceOnly and PlainOnly make one of the two baselines.
+	RaceOnly, PlainOnly bool
+}
+
+// Baseline runs the suites of Test on unpatched upstream and writes the
+// union of the failures to the baseline files.
+func Baseline(ctx context.Context, o Options, b BaselineOptions) error {
+	wt, cleanup, err := o.Tree.Repo.Scratch(ctx, filepath.Join(o.Scratch, "nomad"), b.Base)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	s, err := Prepare(ctx, wt.Dir, filepath.Join(o.Scratch, "bin"), "baseline", o.Verbose, o.Log)
+	if err != nil {
+		return err
+	}
+	racePkgs, err := racePackages(ctx, o.Tree, s)
+	if err != nil {
+		return err
+	}
+	if !b.RaceOnly {
+		pkgs, err := s.List(ctx, ClientPackages)
+		if err != nil {
+			return err
+		}
+		// Packages share the sandbox of their go test invocation, so the
+		// plain run groups them as Test does.
+		groups := [][]string{verdict.Subtract(pkgs, racePkgs)}
+		if len(racePkgs) > 0 {
+			groups = append(groups, racePkgs)
+		}
+		what := fmt.Sprintf("Top-level tests of %s that fail on unpatched %s in the nomadfork sandbox", ClientPackages, b.Module)
+		if err := collect(ctx, o.Log, s, groups, nil, what, nil, o.Plain, b); err != nil {
+			return err
+		}
+	}
+	if b.PlainOnly {
+		return nil
+	}
+	if len(racePkgs) == 0 {
+		if b.RaceOnly {
+			return errors.New("the series touches no package that exists upstream; there is nothing to race-test")
+		}
+		return nil
+	}
+	what := fmt.Sprintf("Top-level tests that fail under -race on unpatched %s in the nomadfork sandbox, in the packages the series touches", b.Module)
+	return collect(ctx, o.Log, s, [][]string{racePkgs}, []string{"-race"}, what, racePkgs, o.Race, b)
+}
+
+// collect runs the package groups on upstream b.Runs times and writes the
+// union of the failures to file.
+func collect(ctx context.Context, log io.Writer, s *suite.Suite, groups [][]string, flags []string, what string, covered []string, file string, b BaselineOptions) error {
+	var earlier *gotest.Baseline
+	if b.Keep {
+		earlier, _ = gotest.ReadBaseline(file)
+	}
+	n := 0
+	tests, passed, skipped, err := verdict.Collect(ctx, b.Runs, earlier, func(ctx context.Context, known *gotest.Baseline, rep *gotest.Report) error {
+		n++
+		for _, pkgs := range groups {
+			step := fmt.Sprintf("go test %s of %d packages of unpatched upstream (sandboxed, run %d of %d, skipping %d known failures)", strings.Join(flags, " "), len(pkgs), n, b.Runs, len(known.Tests))
+			if err := progress.Step(log, step, func() error { return s.RunWithBaseline(ctx, pkgs, flags, known, rep) }); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	out := &gotest.Baseline{
+		Header: []string{
+			what,
+			"for environmental reasons or upstream bugs; `nomadfork test` skips exactly these (go test -skip, per package).",
+			fmt.Sprintf("Made by `nomadfork baseline` on %s with %s on %s/%s, %d CPUs, the union of %d run(s)%s; the last run: %d passed, %d skipped.",
+				time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
+				b.Runs, map[bool]string{true: " and the entries before", false: ""}[b.Keep], passed, skipped),
+			"Format: package<TAB>test<TAB>reason.",
+		},
+		Packages: covered,
+		Tests:    tests,
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	if err := out.Write(file); err != nil {
+		return err
+	}
+	fmt.Fprintf(log, "wrote %s: %d tests failing on upstream\n", file, len(out.Tests))
+	return nil
+}
