@@ -196,6 +196,18 @@ func (r *Rebaser) Continue(ctx context.Context, patches []series.Patch) (*Report
 			return nil, err
 		}
 	}
+	if s.Next == 0 {
+		// Interrupted before the first patch, perhaps before the work tree
+		// moved to the target.
+		for _, args := range [][]string{
+			{"checkout", "--quiet", "--force", "-B", worktree.ForkBranch, s.NewBase},
+			{"update-ref", worktree.BaseRef, s.NewBase},
+		} {
+			if _, err := t.Repo.Run(ctx, args...); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := r.save(ctx, s, ""); err != nil {
 		return nil, err
 	}
