@@ -2,15 +2,15 @@ package upstream
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"golang.org/x/mod/semver"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/mod/semver"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 )
 
@@ -23,18 +23,9 @@ type Targets map[string]map[string]string
 
 // LoadTargets reads the targets file; a missing file is empty.
 func LoadTargets(file string) (Targets, error) {
-	data, err := os.ReadFile(file)
-	if errors.Is(err, os.ErrNotExist) {
-		return Targets{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var t Targets
-	if err := json.Unmarshal(data, &t); err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", file, err)
-	}
-	return t, nil
+	t := Targets{}
+	_, err := atomicfile.ReadJSON(file, &t)
+	return t, err
 }
 
 // PseudoVersion returns the v0.0.0 pseudo-version of a commit, the form the
