@@ -210,7 +210,7 @@ func newFlags(e *env, name, synopsis string, help ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: nomadfork %s %s\n", name, synopsis)
+		fmt.Fprintln(e.stderr, strings.TrimSpace("usage: nomadfork "+name+" "+synopsis))
 		if len(help) > 0 {
 			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(help[0]))
 		}
