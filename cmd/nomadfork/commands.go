@@ -140,7 +140,7 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	if err := build.Fork(ctx, t.Repo, e.log, p.Version(), *out, e.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "built %s; `%s version` prints the version\n", *out, *out)
+	fmt.Fprintf(e.stdout, "built %s; `nomadfork sandbox -- %s version` prints the version (run Nomad code only in the sandbox)\n", *out, *out)
 	return nil
 }
 
