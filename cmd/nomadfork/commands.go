@@ -63,11 +63,11 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 
 func runCheck(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "check", "[-no-build]")
-	noBuild := fs.Bool("no-build", false, "skip building and vetting every prefix of the series")
+	noBuild := fs.Bool("no-build", false, "skip building and vetting every prefix of the series and every patch on its dependencies")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	t, patches, _, base, err := e.seriesAndBase(ctx)
+	t, patches, p, base, err := e.seriesAndBase(ctx)
 	if err != nil {
 		return err
 	}
@@ -76,6 +76,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		Base:    base,
 		Scratch: filepath.Join(e.out, "check"),
 		Build:   !*noBuild,
+		Pinned:  p.Version(),
 		Log:     e.stdout,
 	})
 	if err != nil {
