@@ -31,17 +31,24 @@ Commands:
 	           apply patches/ as one commit per patch
 	extract    write nomad/'s commits since the upstream base back to patches/
 	check      lint patch metadata; apply the series exactly in a scratch tree
-	           (no offset, re-export byte-identical); build and vet every prefix
+	           (no offset, re-export byte-identical); build and vet every prefix;
+	           print the Depends-On graph and apply and build every patch on
+	           the base plus exactly its declared dependencies
 	build      build bin/nomad from nomad/, stamped with the fork release
 	test       run upstream's client tests of nomad/ in the sandbox (the packages
 	           the series touches with -race) and sim/'s, skipping exactly the
 	           baselines' failures of unpatched upstream
 	baseline   run the same tests on unpatched upstream and write the baselines
+	contract   run upstream's unchanged test files of the packages whose tests
+	           the series changes against the patched code, in the sandbox
+	revdeps    type-check the tests of every package outside ./client/... that
+	           imports what the series changes; -run also runs them (sandboxed)
 	rebase     move the series onto a newer upstream (-onto v, -continue, -abort),
 	           dropping patches upstream already carries
 	drop       record that upstream carries a patch (Upstream-Status: applied v)
 	status     read-only: how each patch fares against newer upstream versions
-	export     upstream-ready commits: a branch per patch and an mbox for git am
+	export     upstream-ready commits: per PR (a patch plus its declared
+	           dependencies) a branch and an mbox for git am
 	sandbox    run a command inside the private network/mount/pid sandbox
 	bench      measure alloc-update and Raft traffic and deployment times of a
 	           real cluster in the sandbox: upstream, the fork, v1.6.1
@@ -62,6 +69,8 @@ var commands = []command{
 	{"build", runBuild},
 	{"test", runTest},
 	{"baseline", runBaseline},
+	{"contract", runContract},
+	{"revdeps", runRevdeps},
 	{"rebase", runRebase},
 	{"drop", runDrop},
 	{"status", runStatus},

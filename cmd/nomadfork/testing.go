@@ -341,10 +341,11 @@ func printTail(w interface{ Write([]byte) (int, error) }, lines []string) {
 }
 
 func runBaseline(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "baseline", "[-v] [-race-only | -plain-only] [-runs n] [-keep]")
+	fs := newFlags(e, "baseline", "[-v] [-race-only | -plain-only | -revdeps] [-runs n] [-keep]")
 	verbose := fs.Bool("v", false, "print every test's output")
 	raceOnly := fs.Bool("race-only", false, "only refresh the race baseline (the packages the series touches, with -race)")
 	plainOnly := fs.Bool("plain-only", false, "only refresh the baseline without -race")
+	revdepsOnly := fs.Bool("revdeps", false, "only make the reverse-dependency baseline (the packages outside ./client/... whose tests import what the series changes), for `nomadfork revdeps -run`")
 	runs := fs.Int("runs", 2, "run each suite `n` times and record every test that failed in any run")
 	keep := fs.Bool("keep", false, "keep the entries the baseline files already have (add to them)")
 	if err := fs.Parse(args); err != nil {
@@ -375,6 +376,9 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	}
 	if err := os.MkdirAll(e.baseline, 0o755); err != nil {
 		return err
+	}
+	if *revdepsOnly {
+		return revdepsBaseline(ctx, e, t, s, p, *runs, *keep)
 	}
 	var racePkgs []string
 	if t.Repo.IsRepo(ctx) {

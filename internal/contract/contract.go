@@ -1,0 +1,172 @@
+// Package contract prepares the tree for the contract check: the patched
+// series with upstream's own version of every _test.go file the series
+// modifies or deletes, so that upstream's unchanged tests run against the
+// patched production code. The series' new test files stay, except where
+// they no longer compile next to upstream's (they collide with upstream's
+// helpers or need the series' versions of the restored files).
+package contract
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/revdeps"
+)
+
+// Tree is a prepared contract tree.
+type Tree struct {
+	// Dir is the tree, a linked work tree of the work tree's repository.
+	Dir string
+	// Packages are the ./dir patterns of the packages whose test files
+	// were restored.
+	Packages []string
+	// Restored are the test files put back to upstream's version.
+	Restored []string
+	// LeftOut are the series' new test files removed because the
+	// package's tests did not compile with them.
+	LeftOut []string
+}
+
+// Problem is returned when upstream's tests of a package do not compile
+// against the patched code even without the series' new test files: the
+// series broke an API upstream's tests use.
+type Problem struct {
+	Package string
+	Errors  []string
+}
+
+func (p *Problem) Error() string {
+	return fmt.Sprintf("upstream's unchanged tests of %s do not compile against the patched code (the series changes an API they use; keep it, or change the test in the patch and name it with Changes-Test):\n\t%s",
+		p.Package, strings.Join(p.Errors, "\n\t"))
+}
+
+// Prepare makes dir a detached work tree of repo at head with upstream's
+// (base's) test files restored, and makes sure every restored package's
+// tests compile. It returns the tree, or a *Problem.
+func Prepare(ctx context.Context, repo *git.Repo, base, head, dir string, log io.Writer) (*Tree, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := Remove(repo, abs); err != nil {
+		return nil, err
+	}
+	if _, err := repo.Run(ctx, "worktree", "add", "--quiet", "--detach", "--force", abs, head); err != nil {
+		return nil, fmt.Errorf("creating the contract tree: %w", err)
+	}
+	wt := &git.Repo{Dir: abs}
+	lines, err := wt.Lines(ctx, "diff", "--name-status", "--no-renames", base, head)
+	if err != nil {
+		return nil, err
+	}
+	tr := &Tree{Dir: abs}
+	added := map[string][]string{} // package dir -> the series' new test files
+	restoredDirs := map[string]bool{}
+	for _, l := range lines {
+		status, file, ok := strings.Cut(l, "\t")
+		if !ok || !strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		dir := path.Dir(file)
+		switch status {
+		case "A":
+			added[dir] = append(added[dir], file)
+		case "M", "D":
+			if _, err := wt.Run(ctx, "checkout", base, "--", file); err != nil {
+				return nil, fmt.Errorf("restoring upstream's %s: %w", file, err)
+			}
+			tr.Restored = append(tr.Restored, file)
+			restoredDirs[dir] = true
+		}
+	}
+	for dir := range restoredDirs {
+		tr.Packages = append(tr.Packages, "./"+dir)
+	}
+	sort.Strings(tr.Packages)
+	for _, pkg := range tr.Packages {
+		if err := tr.compile(ctx, pkg, added[strings.TrimPrefix(pkg, "./")], log); err != nil {
+			return tr, err
+		}
+	}
+	sort.Strings(tr.LeftOut)
+	return tr, nil
+}
+
+var fileRE = regexp.MustCompile(`([A-Za-z0-9_./-]+_test\.go):[0-9]+`)
+
+// compile type-checks pkg's tests; while they fail, it leaves out first
+// the series' new test files the errors name, then all of them.
+func (tr *Tree) compile(ctx context.Context, pkg string, added []string, log io.Writer) error {
+	left := append([]string(nil), added...)
+	for step := 0; ; step++ {
+		errs, err := revdeps.Compile(ctx, tr.Dir, []string{pkg})
+		if err != nil || len(errs) == 0 {
+			return err
+		}
+		var drop []string
+		if step == 0 {
+			named := map[string]bool{}
+			for _, e := range errs {
+				for _, m := range fileRE.FindAllStringSubmatch(e, -1) {
+					named[strings.TrimPrefix(m[1], "./")] = true
+				}
+			}
+			for _, f := range left {
+				if named[f] {
+					drop = append(drop, f)
+				}
+			}
+		}
+		if len(drop) == 0 && step <= 1 {
+			drop = left
+			step = 1
+		}
+		if len(drop) == 0 {
+			return &Problem{Package: pkg, Errors: errs}
+		}
+		for _, f := range drop {
+			if err := os.Remove(filepath.Join(tr.Dir, filepath.FromSlash(f))); err != nil {
+				return err
+			}
+			fmt.Fprintf(log, "contract: leaving out the series' new %s: the package's tests do not compile with it next to upstream's\n", f)
+			tr.LeftOut = append(tr.LeftOut, f)
+		}
+		left = subtract(left, drop)
+	}
+}
+
+func subtract(a, b []string) []string {
+	drop := map[string]bool{}
+	for _, x := range b {
+		drop[x] = true
+	}
+	var out []string
+	for _, x := range a {
+		if !drop[x] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// Remove removes the contract tree at dir, if any.
+func Remove(repo *git.Repo, dir string) error {
+	ctx := context.Background()
+	if _, err := os.Stat(dir); err == nil {
+		if _, err := repo.Run(ctx, "worktree", "remove", "--force", dir); err != nil {
+			if err := os.RemoveAll(dir); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := repo.Run(ctx, "worktree", "prune")
+	return err
+}
