@@ -116,3 +116,33 @@ func TestCheckLintsDependsOn(t *testing.T) {
 		t.Errorf("check does not reject a forward dependency:\n%s", r.stderr)
 	}
 }
+
+func TestExportOnePRPerPatchWithItsDependencies(t *testing.T) {
+	p := newProject(t)
+	p.graphSeries(true)
+	r := p.mustRun("export", "-verify")
+	if n := strings.Count(r.stdout, "the exported tree builds"); n != 3 {
+		t.Errorf("export -verify built %d PR trees, want 3:\n%s", n, r.stdout)
+	}
+	mbox := p.read("out/export/0003-lib-make-F20-use-G.mbox")
+	for _, want := range []string{"Subject: [PATCH] lib: add G", "Subject: [PATCH] lib: make F20 use G"} {
+		if !strings.Contains(mbox, want) {
+			t.Errorf("0003's mbox lacks %q:\n%s", want, mbox)
+		}
+	}
+	for _, unwanted := range []string{"make F5 return 50", "Depends-On:"} {
+		if strings.Contains(mbox, unwanted) {
+			t.Errorf("0003's mbox holds %q", unwanted)
+		}
+	}
+	if got := p.read("out/export/0002-lib-make-F5-return-50.mbox"); strings.Contains(got, "lib: add G") || !strings.Contains(got, "make F5 return 50") {
+		t.Errorf("0002's mbox is not 0002 alone:\n%s", got)
+	}
+	if got := p.git("log", "--format=%s", "upstream..export/0003-lib-make-F20-use-G"); got != "lib: make F20 use G\nlib: add G" {
+		t.Errorf("branch export/0003 holds %q", got)
+	}
+	// The whole series stays available as one mbox.
+	if got := p.read("out/export/series.mbox"); strings.Count(got, "Subject: [PATCH") != 3 {
+		t.Errorf("series.mbox does not hold the 3 patches")
+	}
+}

@@ -235,8 +235,8 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 
 func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "export", "[-o dir] [-verify]")
-	out := fs.String("o", filepath.Join(e.out, "export"), "write the mbox to `dir`/series.mbox")
-	verify := fs.Bool("verify", false, "apply the mbox with plain `git am` onto a fresh upstream tree and build it")
+	out := fs.String("o", filepath.Join(e.out, "export"), "write the mboxes to `dir`: NNNN-subject.mbox per PR (the patch and its declared dependencies) and series.mbox")
+	verify := fs.Bool("verify", false, "apply each PR's mbox with plain `git am` onto a fresh upstream tree and build it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -248,9 +248,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s (%d patches; branches %s* in nomad/)\n", res.Mbox, len(patches), export.BranchPrefix)
+	fmt.Fprintf(e.stdout, "wrote %s (%d patches) and %d PR mboxes; branches %s* in nomad/ (one per PR)\n", res.Mbox, len(patches), len(res.PRs), export.BranchPrefix)
 	if *verify {
-		return export.Verify(ctx, t.Repo, base, res.Mbox, filepath.Join(*out, "verify"), e.stdout)
+		return export.VerifyPRs(ctx, t.Repo, base, res.PRs, filepath.Join(*out, "verify"), e.stdout)
 	}
 	return nil
 }
