@@ -3,7 +3,7 @@ NOMADFORK := bin/nomadfork
 # Newer upstream versions `make test` reports the series against.
 STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
 
-.PHONY: all deps tool apply build check test test-tool bench clean
+.PHONY: all deps tool apply build check test test-full test-tool bench clean
 
 # `make`: apply the series to the pinned upstream and build bin/nomad.
 all: build
@@ -27,16 +27,29 @@ test-tool:
 	go vet ./...
 	go test -race -count=1 ./...
 
-# `make test`: the tool's own tests, the series check, the upstream-ready
-# export applied to a fresh upstream tree and built, upstream's client tests
-# of the patched tree in the sandbox, the status report against newer
-# upstream versions and the benchmark's smoke test. CI runs exactly this.
+# `make test`: the tool's own tests, the series check (every prefix and
+# every patch on its declared dependencies), each PR's export applied to a
+# fresh upstream tree and built, upstream's client tests of the patched tree
+# in the sandbox, upstream's unchanged tests against the patched code
+# (contract), the reverse dependencies' tests type-checked, the status
+# report against newer upstream versions and the benchmark's smoke test.
+# CI runs exactly this.
 test: deps test-tool apply
 	$(NOMADFORK) check
 	$(NOMADFORK) export -verify
 	$(NOMADFORK) test
+	$(NOMADFORK) contract
+	$(NOMADFORK) revdeps
 	$(NOMADFORK) status -against $(STATUS_AGAINST)
 	$(NOMADFORK) bench -quick
+
+# `make test-full`: `make test`, then the tests of the reverse dependencies
+# (packages outside ./client/... whose tests import what the series
+# changes: nomad/, command/agent/..., drivers/...) in the sandbox against
+# baseline/revdeps-<version>.tsv. Too slow for every CI run (the server
+# package alone runs for tens of minutes on two cores).
+test-full: test
+	$(NOMADFORK) revdeps -run
 
 # `make bench`: the full benchmark in the sandbox (N=300, 3 rounds of
 # v1.5.3, the fork and v1.6.1): a table on stdout, JSON and PNG charts in
