@@ -62,8 +62,10 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "check", "[-no-build]")
+	fs := newFlags(e, "check", "[-no-build] [-tests [-v]]")
 	noBuild := fs.Bool("no-build", false, "skip building and vetting every prefix of the series and every patch on its dependencies")
+	tests := fs.Bool("tests", false, "also run each patch's own tests (the Test funcs its _test.go hunks add or change) on the base plus its dependencies, in the sandbox (a nomad build per patch: not in CI)")
+	verbose := fs.Bool("v", false, "with -tests, print every test's output")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -81,6 +83,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	})
 	if err != nil {
 		return err
+	}
+	if *tests {
+		if err := checkOwnTests(ctx, e, t, p, base, patches, *verbose); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(e.stdout, "check: %d patch(es) ok\n", len(patches))
 	return nil
