@@ -116,6 +116,9 @@ func runRevdeps(ctx context.Context, e *env, args []string) error {
 func revdepsBaseline(ctx context.Context, e *env, t *worktree.Tree, s *suite.Suite, p *pin.Pin, runs int, keep bool) error {
 	// The reverse dependencies are those of the patched tree; the ones
 	// that exist upstream run there.
+	if !t.Repo.IsRepo(ctx) {
+		return fmt.Errorf("the reverse dependencies are those of the patched tree: run `nomadfork apply` first")
+	}
 	pkgs, err := reverseDeps(ctx, t, t.Dir)
 	if err != nil {
 		return err
