@@ -69,7 +69,15 @@ func runContract(ctx context.Context, e *env, args []string) error {
 	if len(tr.LeftOut) > 0 {
 		fmt.Fprintf(e.stdout, "left out %d new test file(s) of the series that collide with upstream's: %s\n", len(tr.LeftOut), strings.Join(tr.LeftOut, " "))
 	}
+	var broken []string
+	for _, b := range tr.Broken {
+		broken = append(broken, b.Error())
+		fmt.Fprintf(e.stdout, "contract: FAIL %s: upstream's tests do not compile against the patched code (the others run; details at the end)\n", b.Package)
+	}
 	if len(tr.Packages) == 0 {
+		if len(broken) > 0 {
+			return fmt.Errorf("%s", strings.Join(broken, "\n"))
+		}
 		fmt.Fprintln(e.stdout, "contract: the series changes no upstream test file; nothing to run")
 		return nil
 	}
@@ -96,7 +104,14 @@ func runContract(ctx context.Context, e *env, args []string) error {
 	}
 	upstream := &upstreamRerun{e: e, t: t, verbose: *verbose}
 	defer upstream.cleanup()
-	return summarize(ctx, e, []namedReport{{"contract: upstream's unchanged tests on the patched code", s, nil, rep, true}}, []*gotest.Baseline{skip}, *retry, upstream)
+	err = summarize(ctx, e, []namedReport{{"contract: upstream's unchanged tests on the patched code", s, nil, rep, true}}, []*gotest.Baseline{skip}, *retry, upstream)
+	if len(broken) > 0 {
+		if err != nil {
+			broken = append(broken, err.Error())
+		}
+		return fmt.Errorf("%s", strings.Join(broken, "\n"))
+	}
+	return err
 }
 
 // changedTests returns the tests the series' Changes-Test trailers name,

@@ -8,6 +8,7 @@ package contract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,6 +34,10 @@ type Tree struct {
 	// LeftOut are the series' new test files removed because the
 	// package's tests did not compile with them.
 	LeftOut []string
+	// Broken are the packages whose upstream tests do not compile against
+	// the patched code even without the series' new test files; they are
+	// not in Packages.
+	Broken []*Problem
 }
 
 // Problem is returned when upstream's tests of a package do not compile
@@ -50,7 +55,7 @@ func (p *Problem) Error() string {
 
 // Prepare makes dir a detached work tree of repo at head with upstream's
 // (base's) test files restored, and makes sure every restored package's
-// tests compile. It returns the tree, or a *Problem.
+// tests compile: those that do not are moved from Packages to Broken.
 func Prepare(ctx context.Context, repo *git.Repo, base, head, dir string, log io.Writer) (*Tree, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -91,11 +96,20 @@ func Prepare(ctx context.Context, repo *git.Repo, base, head, dir string, log io
 		tr.Packages = append(tr.Packages, "./"+dir)
 	}
 	sort.Strings(tr.Packages)
+	var ok []string
 	for _, pkg := range tr.Packages {
-		if err := tr.compile(ctx, pkg, added[strings.TrimPrefix(pkg, "./")], log); err != nil {
+		err := tr.compile(ctx, pkg, added[strings.TrimPrefix(pkg, "./")], log)
+		var prob *Problem
+		switch {
+		case errors.As(err, &prob):
+			tr.Broken = append(tr.Broken, prob)
+		case err != nil:
 			return tr, err
+		default:
+			ok = append(ok, pkg)
 		}
 	}
+	tr.Packages = ok
 	sort.Strings(tr.LeftOut)
 	return tr, nil
 }

@@ -3,11 +3,11 @@ package contract
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
@@ -108,9 +108,14 @@ func TestPrepare(t *testing.T) {
 	r.write("q/q.go", "package q\n\nfunc H() int { return 2 }\n")
 	r.write("q/q_test.go", "package q\n\nimport \"testing\"\n\nfunc TestH(t *testing.T) { _ = H() }\n")
 	head = r.commit("series breaks q's API")
-	_, err = Prepare(context.Background(), r.Repo, base, head, dir, &log)
-	var prob *Problem
-	if !errors.As(err, &prob) || prob.Package != "./q" {
-		t.Fatalf("Prepare of an API break = %v, want a Problem in ./q", err)
+	tr, err = Prepare(context.Background(), r.Repo, base, head, dir, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Broken) != 1 || tr.Broken[0].Package != "./q" || !strings.Contains(tr.Broken[0].Error(), "undefined: G") {
+		t.Fatalf("Broken = %v, want ./q's undefined G", tr.Broken)
+	}
+	if want := []string{"./p"}; !reflect.DeepEqual(tr.Packages, want) {
+		t.Errorf("Packages = %v, want %v: the broken package must not run", tr.Packages, want)
 	}
 }
