@@ -56,7 +56,7 @@ func runContract(ctx context.Context, e *env, args []string) error {
 	dir := filepath.Join(e.out, "contract", "nomad")
 	var tr *contract.Tree
 	err = progress.Step(e.stdout, "restoring upstream's version of every _test.go the series modifies (scratch tree "+dir+")", func() error {
-		tr, err = contract.Prepare(ctx, t.Repo, base, "HEAD", dir, e.stdout)
+		tr, err = contract.Prepare(ctx, t.Repo, base, "HEAD", dir, changedByDir(changed, p), e.stdout)
 		return err
 	})
 	if !*keep {
@@ -66,6 +66,9 @@ func runContract(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "restored %d upstream test file(s): %s\n", len(tr.Restored), strings.Join(tr.Restored, " "))
+	if len(tr.Kept) > 0 {
+		fmt.Fprintf(e.stdout, "kept the series' version of %d test(s) named by Changes-Test: %s\n", len(tr.Kept), strings.Join(tr.Kept, " "))
+	}
 	if len(tr.LeftOut) > 0 {
 		fmt.Fprintf(e.stdout, "left out %d new test file(s) of the series that collide with upstream's: %s\n", len(tr.LeftOut), strings.Join(tr.LeftOut, " "))
 	}
@@ -136,4 +139,14 @@ func changedTests(patches []series.Patch, p *pin.Pin) ([]gotest.Known, error) {
 		}
 	}
 	return out, nil
+}
+
+// changedByDir maps package directories to the Changes-Test names in them.
+func changedByDir(changed []gotest.Known, p *pin.Pin) map[string][]string {
+	out := map[string][]string{}
+	for _, k := range changed {
+		dir := strings.TrimPrefix(k.Package, p.Module.Path+"/")
+		out[dir] = append(out[dir], k.Test)
+	}
+	return out
 }

@@ -41,6 +41,8 @@ func (p *project) graphSeries(declare bool) {
 	p.mustRun("extract")
 }
 
+// TestCheckDependencyGraph also covers the per-PR export of the same series
+// (one fixture, fewer builds).
 func TestCheckDependencyGraph(t *testing.T) {
 	p := newProject(t)
 	p.graphSeries(true)
@@ -56,6 +58,7 @@ func TestCheckDependencyGraph(t *testing.T) {
 			t.Errorf("check output lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	testExportPerPR(t, p)
 }
 
 func TestCheckUndeclaredDependencyBuild(t *testing.T) {
@@ -117,9 +120,9 @@ func TestCheckLintsDependsOn(t *testing.T) {
 	}
 }
 
-func TestExportOnePRPerPatchWithItsDependencies(t *testing.T) {
-	p := newProject(t)
-	p.graphSeries(true)
+// testExportPerPR checks that export writes one PR per patch of the
+// graphSeries(true) series, each with its dependencies only.
+func testExportPerPR(t *testing.T, p *project) {
 	r := p.mustRun("export", "-verify")
 	if n := strings.Count(r.stdout, "the exported tree builds"); n != 3 {
 		t.Errorf("export -verify built %d PR trees, want 3:\n%s", n, r.stdout)

@@ -34,6 +34,9 @@ type Tree struct {
 	// LeftOut are the series' new test files removed because the
 	// package's tests did not compile with them.
 	LeftOut []string
+	// Kept are the tests, as file:Test, that a Changes-Test trailer names
+	// and that therefore keep the series' version inside upstream's file.
+	Kept []string
 	// Broken are the packages whose upstream tests do not compile against
 	// the patched code even without the series' new test files; they are
 	// not in Packages.
@@ -56,7 +59,10 @@ func (p *Problem) Error() string {
 // Prepare makes dir a detached work tree of repo at head with upstream's
 // (base's) test files restored, and makes sure every restored package's
 // tests compile: those that do not are moved from Packages to Broken.
-func Prepare(ctx context.Context, repo *git.Repo, base, head, dir string, log io.Writer) (*Tree, error) {
+// changed maps package directories (client/allocrunner) to the tests the
+// series declares deliberately changed (Changes-Test): in a restored file,
+// those functions keep the series' version.
+func Prepare(ctx context.Context, repo *git.Repo, base, head, dir string, changed map[string][]string, log io.Writer) (*Tree, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -90,6 +96,11 @@ func Prepare(ctx context.Context, repo *git.Repo, base, head, dir string, log io
 			}
 			tr.Restored = append(tr.Restored, file)
 			restoredDirs[dir] = true
+			if status == "M" && len(changed[dir]) > 0 {
+				if err := tr.keepChanged(ctx, wt, head, file, changed[dir]); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	for dir := range restoredDirs {
@@ -183,4 +194,29 @@ func Remove(repo *git.Repo, dir string) error {
 	}
 	_, err := repo.Run(ctx, "worktree", "prune")
 	return err
+}
+
+// keepChanged puts the series' version of the named tests into the
+// restored upstream file.
+func (tr *Tree) keepChanged(ctx context.Context, wt *git.Repo, head, file string, tests []string) error {
+	series, err := wt.Run(ctx, "show", head+":"+file)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(tr.Dir, filepath.FromSlash(file))
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	out, names, err := splice(src, []byte(series), tests)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	for _, n := range names {
+		tr.Kept = append(tr.Kept, file+":"+n)
+	}
+	return os.WriteFile(path, out, 0o644)
 }

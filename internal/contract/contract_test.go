@@ -78,7 +78,7 @@ func TestPrepare(t *testing.T) {
 
 	var log bytes.Buffer
 	dir := filepath.Join(t.TempDir(), "contract")
-	tr, err := Prepare(context.Background(), r.Repo, base, head, dir, &log)
+	tr, err := Prepare(context.Background(), r.Repo, base, head, dir, nil, &log)
 	if err != nil {
 		t.Fatalf("Prepare: %v\n%s", err, log.String())
 	}
@@ -108,7 +108,7 @@ func TestPrepare(t *testing.T) {
 	r.write("q/q.go", "package q\n\nfunc H() int { return 2 }\n")
 	r.write("q/q_test.go", "package q\n\nimport \"testing\"\n\nfunc TestH(t *testing.T) { _ = H() }\n")
 	head = r.commit("series breaks q's API")
-	tr, err = Prepare(context.Background(), r.Repo, base, head, dir, &log)
+	tr, err = Prepare(context.Background(), r.Repo, base, head, dir, nil, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,5 +117,23 @@ func TestPrepare(t *testing.T) {
 	}
 	if want := []string{"./p"}; !reflect.DeepEqual(tr.Packages, want) {
 		t.Errorf("Packages = %v, want %v: the broken package must not run", tr.Packages, want)
+	}
+
+	// Declaring TestH deliberately changed keeps the series' form of it
+	// (q's upstream file had TestG; the series renamed it, so nothing
+	// matches and q stays broken), while a declared change of TestG in a
+	// series that keeps its name makes q compile.
+	r.write("q/q_test.go", "package q\n\nimport \"testing\"\n\nfunc TestG(t *testing.T) { _ = H() }\n\nfunc TestMore(t *testing.T) {}\n")
+	head = r.commit("series changes TestG deliberately")
+	tr, err = Prepare(context.Background(), r.Repo, base, head, dir, map[string][]string{"q": {"TestG"}}, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Broken) != 0 || !reflect.DeepEqual(tr.Kept, []string{"q/q_test.go:TestG"}) {
+		t.Fatalf("Broken = %v, Kept = %v; want q to compile with the series' TestG", tr.Broken, tr.Kept)
+	}
+	got, _ = os.ReadFile(filepath.Join(dir, "q", "q_test.go"))
+	if !bytes.Contains(got, []byte("_ = H()")) || bytes.Contains(got, []byte("TestMore")) {
+		t.Errorf("q_test.go is not upstream's with the series' TestG:\n%s", got)
 	}
 }
