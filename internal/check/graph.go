@@ -164,7 +164,7 @@ func checkGraph(ctx context.Context, wt *git.Repo, base string, nodes []Node, bu
 				if d != n.Patch.Number {
 					probs = append(probs, fmt.Sprintf("%s: cannot be checked on %s: its dependency %s does not apply there: %s", n.Patch.Name, on, p.Name, oneLine(string(out))))
 				} else {
-					probs = append(probs, fmt.Sprintf("%s: does not apply on %s (git am, no 3-way): %s%s", n.Patch.Name, on, oneLine(string(out)), missingHint(n, nodes, "")))
+					probs = append(probs, fmt.Sprintf("%s: does not apply on %s (git am, no 3-way): %s%s", n.Patch.Name, on, amErrors(string(out)), missingHint(n, nodes, "")))
 				}
 				applied = false
 				break
@@ -346,4 +346,19 @@ func addedNames(p string, names []string) []string {
 		}
 	}
 	return found
+}
+
+// amErrors keeps the error lines of git am's output, without its hints on
+// how to go on (the check aborts the am itself).
+func amErrors(out string) string {
+	var errs []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "error: ") {
+			errs = append(errs, strings.TrimPrefix(l, "error: "))
+		}
+	}
+	if len(errs) == 0 {
+		return oneLine(out)
+	}
+	return oneLine(strings.Join(errs, "; "))
 }
