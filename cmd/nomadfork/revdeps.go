@@ -125,7 +125,11 @@ func revdepsBaseline(ctx context.Context, e *env, t *worktree.Tree, s *suite.Sui
 	}
 	var existing []string
 	for _, pkg := range pkgs {
-		if _, err := os.Stat(filepath.Join(s.Dir, strings.TrimPrefix(pkg, p.Module.Path+"/"))); err == nil {
+		dir := "."
+		if pkg != p.Module.Path {
+			dir = strings.TrimPrefix(pkg, p.Module.Path+"/")
+		}
+		if _, err := os.Stat(filepath.Join(s.Dir, dir)); err == nil {
 			existing = append(existing, pkg)
 		}
 	}
