@@ -2,8 +2,10 @@
 NOMADFORK := bin/nomadfork
 # Newer upstream versions `make test` reports the series against.
 STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
+# The reverse dependencies' baseline of the pinned version (make test-full).
+REVDEPS_BASELINE = baseline/revdeps-$(shell grep -m1 '"version"' upstream.json | cut -d'"' -f4).tsv
 
-.PHONY: all deps tool apply build check test test-tool test-sim bench clean
+.PHONY: all deps tool apply build check test test-full test-tool test-sim bench clean
 
 # `make`: apply the series to the pinned upstream and build bin/nomad.
 all: build
@@ -25,7 +27,7 @@ check: tool
 
 test-tool:
 	go vet ./...
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout 30m ./...
 
 # `make test-sim`: sim/'s tests in the sandbox, with bin/ (the fork's nomad,
 # which upstream's helper/subproc needs) first on PATH.
@@ -33,16 +35,37 @@ test-sim: build
 	cd sim && go mod download
 	cd sim && PATH=$(CURDIR)/bin:$$PATH ../$(NOMADFORK) sandbox -- go test -race ./...
 
-# `make test`: the tool's own tests, the series check, the upstream-ready
-# export applied to a fresh upstream tree and built, upstream's client tests
-# of the patched tree in the sandbox, the status report against newer
-# upstream versions and the benchmark's smoke test. CI runs exactly this.
+# `make test`: the tool's own tests, the series check (every prefix and
+# every patch on its declared dependencies), each PR's export applied to a
+# fresh upstream tree and built, upstream's client tests of the patched tree
+# in the sandbox, upstream's unchanged tests against the patched code
+# (contract), the reverse dependencies' tests type-checked, the status
+# report against newer upstream versions and the benchmark's smoke test.
+# CI runs exactly this.
 test: deps test-tool apply
 	$(NOMADFORK) check
 	$(NOMADFORK) export -verify
 	$(NOMADFORK) test
+	$(NOMADFORK) contract
+	$(NOMADFORK) revdeps
 	$(NOMADFORK) status -against $(STATUS_AGAINST)
 	$(NOMADFORK) bench -quick
+
+# `make test-full`: `make test`, then the tests of the reverse dependencies
+# (packages outside ./client/... whose tests import what the series
+# changes: nomad/, command/agent/..., drivers/...) in the sandbox against
+# baseline/revdeps-<version>.tsv. Too slow for every CI run (the server
+# package alone runs for tens of minutes on two cores). Without that file
+# (`nomadfork baseline -revdeps` makes it, in hours) it says so and tries
+# every failure on unpatched upstream instead: only UPSTREAM failures pass.
+test-full: test
+	@if [ -f $(REVDEPS_BASELINE) ]; then \
+		echo "$(NOMADFORK) revdeps -run"; $(NOMADFORK) revdeps -run; \
+	else \
+		echo "test-full: $(REVDEPS_BASELINE) does not exist; make it with \`$(NOMADFORK) baseline -revdeps\` (hours on 2 cores)."; \
+		echo "test-full: until then every failing reverse-dependency test is retried and run on unpatched upstream; more than 20 failures all count."; \
+		echo "$(NOMADFORK) revdeps -run -no-baseline"; $(NOMADFORK) revdeps -run -no-baseline; \
+	fi
 
 # `make bench`: the full benchmark in the sandbox (N=300, 3 rounds of
 # v1.5.3, the fork and v1.6.1): a table on stdout, JSON and PNG charts in

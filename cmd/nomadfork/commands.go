@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/check"
@@ -23,9 +24,13 @@ stopped rebase is aborted first). At a conflict it stops: resolve, git add,
 then apply -continue, or apply -abort.`
 	helpExtract = `Writes nomad/'s commits since the upstream base (branch fork, checked out)
 back to patches/, byte-identically and only where bytes changed.`
-	helpCheck = `Lints patch metadata, applies every patch exactly (no offset) in a scratch
-tree, compares its re-export byte for byte, and builds and vets every prefix
-of the series. Never touches nomad/.`
+	helpCheck = `Lints patch metadata (trailers included), applies every patch exactly (no
+offset) in a scratch tree, compares its re-export byte for byte, and builds
+and vets every prefix of the series. It prints the Depends-On graph and
+applies every patch with plain git am on the base plus exactly its declared
+dependencies, builds that tree and vets the patch's packages; a failure names
+the likely missing dependency. -tests also runs each patch's own tests there,
+in the sandbox. Never touches nomad/.`
 	helpBuild = `Builds bin/nomad from nomad/, stamped with the fork release from CHANGELOG.md.`
 )
 
@@ -98,14 +103,16 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "check", "[-no-build] [-allow-empty]", helpCheck)
-	noBuild := fs.Bool("no-build", false, "skip building and vetting every prefix of the series")
+	fs := newFlags(e, "check", "[-no-build] [-allow-empty] [-tests [-v]]", helpCheck)
+	noBuild := fs.Bool("no-build", false, "skip building and vetting every prefix of the series and every patch on its dependencies")
 	allowEmpty := fs.Bool("allow-empty", false, "accept an empty or missing patches/")
+	tests := fs.Bool("tests", false, "also run each patch's own tests (the Test funcs its _test.go hunks add or change) on the base plus its dependencies, in the sandbox (a nomad build per patch: not in CI)")
+	verbose := fs.Bool("v", false, "with -tests, print every test's output")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree
-	patches, _, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
+	patches, p, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
 	if err != nil {
 		return err
 	}
@@ -114,10 +121,16 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		Base:    base,
 		Scratch: filepath.Join(e.out, "check"),
 		Build:   !*noBuild,
+		Pinned:  p.Version(),
 		Log:     e.stdout,
 	})
 	if err != nil {
 		return err
+	}
+	if *tests {
+		if err := harness.OwnTests(ctx, e.harnessOptions(p, "check-tests", *verbose), base, patches); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(e.stdout, "check: %d patch(es) ok\n", len(patches))
 	return nil

@@ -40,8 +40,8 @@ Flags:
 
 Commands run in the repository's top directory (the one holding
 upstream.json). apply, extract, rebase, drop and export change the series or
-the work tree; they (and check, status and baseline, which share its scratch
-space) take a lock, out/nomadfork.lock, so only one runs at a time.
+the work tree; they (and check, status, baseline and contract, which share its
+scratch space) take a lock, out/nomadfork.lock, so only one runs at a time.
 `
 
 type command struct {
@@ -54,14 +54,16 @@ type command struct {
 var commands = []command{
 	{"apply", "download and verify the pinned upstream, make nomad/ and apply patches/", runApply, true},
 	{"extract", "write nomad/'s commits since the upstream base back to patches/", runExtract, true},
-	{"check", "lint, apply exactly, re-export byte-identically, build and vet every prefix", runCheck, true},
+	{"check", "lint; apply exactly, re-export, build and vet every prefix and every patch on its Depends-On", runCheck, true},
 	{"build", "build bin/nomad from nomad/, stamped with the fork release", runBuild, false},
 	{"test", "run upstream's client tests (and sim's) in the sandbox against the baselines", runTest, false},
 	{"baseline", "run the same tests on unpatched upstream and write the baselines", runBaseline, true},
+	{"contract", "run upstream's unchanged tests of the packages the series changes on the patched code", runContract, true},
+	{"revdeps", "type-check (-run: run) the tests outside ./client/... that import what the series changes", runRevdeps, false},
 	{"rebase", "move the series onto a newer upstream (-onto v, -continue, -abort)", runRebase, true},
 	{"drop", "record that upstream carries a patch (Upstream-Status: applied v)", runDrop, true},
 	{"status", "read-only: how each patch fares against newer upstream versions", runStatus, true},
-	{"export", "upstream-ready commits: a branch per patch and an mbox for git am", runExport, true},
+	{"export", "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox", runExport, true},
 	{"sandbox", "run a command inside the private network/mount/pid sandbox", runSandbox, false},
 	{"bench", "measure alloc-update traffic and deployment times of a real cluster", runBench, false},
 }

@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 )
 
@@ -13,7 +15,17 @@ const (
 the baselines' failures of unpatched upstream; a failure counts only if it
 persists on retry and passes on unpatched upstream.`
 	helpBaseline = `Runs the suites of nomadfork test on unpatched upstream and writes the
-baselines: the union of the failures of -runs runs.`
+baselines: the union of the failures of -runs runs. -revdeps makes the
+reverse dependencies' baseline instead (hours on 2 cores).`
+	helpContract = `Runs upstream's unchanged tests against the patched code: in a scratch tree
+of nomad/'s HEAD every _test.go the series modifies or deletes is upstream's
+again (tests a Changes-Test trailer names keep the series' version, new test
+files that collide are left out), and those packages run in the sandbox
+against the client baseline; failures are retried and tried on upstream.`
+	helpRevdeps = `Finds the packages outside ./client/... whose tests import a package the
+series changes and type-checks them with go vet. -run also runs them in the
+sandbox against baseline/revdeps-<version>.tsv (see nomadfork baseline
+-revdeps), or, with -no-baseline, tries every failure on unpatched upstream.`
 )
 
 // harnessOptions are the files and directories of the harness.
@@ -23,6 +35,7 @@ func (e *env) harnessOptions(p *pin.Pin, scratch string, verbose bool) harness.O
 		Scratch: filepath.Join(e.out, scratch),
 		Plain:   filepath.Join(e.baseline, "client-"+p.Version()+".tsv"),
 		Race:    filepath.Join(e.baseline, "client-race-"+p.Version()+".tsv"),
+		Revdeps: filepath.Join(e.baseline, "revdeps-"+p.Version()+".tsv"),
 		Sim:     e.sim,
 		Verbose: verbose,
 		Log:     e.stdout,
@@ -53,20 +66,71 @@ func runTest(ctx context.Context, e *env, args []string) error {
 }
 
 func runBaseline(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "baseline", "[-v] [-race-only | -plain-only] [-runs n] [-keep]", helpBaseline)
+	fs := newFlags(e, "baseline", "[-v] [-race-only | -plain-only | -revdeps] [-runs n] [-keep]", helpBaseline)
 	verbose := fs.Bool("v", false, "print every test's output")
 	raceOnly := fs.Bool("race-only", false, "only refresh the race baseline (the packages the series touches, with -race)")
 	plainOnly := fs.Bool("plain-only", false, "only refresh the baseline without -race")
+	revdeps := fs.Bool("revdeps", false, "only make the baseline of the reverse dependencies (the packages outside ./client/... whose tests import what the series changes), for nomadfork revdeps -run")
 	runs := fs.Int("runs", 2, "run each suite `n` times and record every test that failed in any run")
 	keep := fs.Bool("keep", false, "keep the entries the baseline files already have (add to them)")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree
+	if *revdeps {
+		// The reverse dependencies are those of the patched tree.
+		if _, err := e.requireWorkTree(ctx); err != nil {
+			return err
+		}
+	}
 	p, base, err := e.fetchBase(ctx, t)
 	if err != nil {
 		return err
 	}
 	return harness.Baseline(ctx, e.harnessOptions(p, "baseline", *verbose), harness.BaselineOptions{Base: base, Module: p.Module.String(), Runs: *runs,
-		Keep: *keep, RaceOnly: *raceOnly, PlainOnly: *plainOnly})
+		Keep: *keep, RaceOnly: *raceOnly, PlainOnly: *plainOnly, Revdeps: *revdeps})
+}
+
+func runContract(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "contract", "[-v] [-retry=false] [-keep]", helpContract)
+	verbose := fs.Bool("v", false, "print every test's output, not only failures")
+	retry := fs.Bool("retry", true, "run each failed test once more, then on unpatched upstream, before it counts")
+	keep := fs.Bool("keep", false, "keep the contract tree in out/contract/nomad for inspection")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if _, err := e.requireWorkTree(ctx); err != nil {
+		return err
+	}
+	p, err := e.loadPin()
+	if err != nil {
+		return err
+	}
+	patches, err := series.List(e.patches)
+	if err != nil {
+		return err
+	}
+	return harness.Contract(ctx, e.harnessOptions(p, "contract", *verbose), patches, p.Module.Path, *retry, *keep)
+}
+
+func runRevdeps(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "revdeps", "[-run [-no-baseline]] [-v] [-retry=false]", helpRevdeps)
+	run := fs.Bool("run", false, "also run their tests in the sandbox (what make test-full adds)")
+	noBaseline := fs.Bool("no-baseline", false, "with -run, without the reverse-dependency baseline: try every failure on unpatched upstream")
+	verbose := fs.Bool("v", false, "print every test's output, not only failures")
+	retry := fs.Bool("retry", true, "run each failed test once more, then on unpatched upstream, before it counts")
+	if err := parse(fs, args, 0); err != nil {
+		return err
+	}
+	if *noBaseline && !*retry {
+		return usageError{errors.New("-no-baseline judges failures on upstream; it needs -retry")}
+	}
+	if _, err := e.requireWorkTree(ctx); err != nil {
+		return err
+	}
+	p, err := e.loadPin()
+	if err != nil {
+		return err
+	}
+	return harness.Revdeps(ctx, e.harnessOptions(p, "revdeps", *verbose), harness.RevdepsOptions{Run: *run, NoBaseline: *noBaseline, Retry: *retry})
 }

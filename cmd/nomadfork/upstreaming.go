@@ -35,8 +35,10 @@ version or later drops it. The version must be served and newer than the pin.`
 	helpStatus = `Read-only: tries the series against newer upstream versions in scratch
 trees and prints a table, a row per patch. Without -against: the versions in
 targets.json newer than the pin.`
-	helpExport = `Writes upstream-ready commits (fork trailers removed, a .changelog entry
-each) as branches export/NNNN-subject in nomad/ and as an mbox.`
+	helpExport = `Writes upstream-ready commits (fork trailers, Depends-On and Changes-Test
+removed, a .changelog entry each): per PR, a patch and its declared
+dependencies, a branch export/NNNN-subject in nomad/ and an mbox; and the
+whole series as series.mbox.`
 )
 
 func runRebase(ctx context.Context, e *env, args []string) error {
@@ -180,8 +182,8 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 
 func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "export", "[-o dir] [-verify]", helpExport)
-	out := fs.String("o", filepath.Join(e.out, "export"), "write the mbox to `dir`/series.mbox")
-	verify := fs.Bool("verify", false, "apply the mbox with plain 'git am' onto a fresh upstream tree and build it")
+	out := fs.String("o", filepath.Join(e.out, "export"), "write the mboxes to `dir`: NNNN-subject.mbox per PR (the patch and its declared dependencies) and series.mbox")
+	verify := fs.Bool("verify", false, "apply each PR's mbox with plain git am onto a fresh upstream tree and build it")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -197,9 +199,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s (%d patches; branches %s* in nomad/)\n", res.Mbox, len(patches), export.BranchPrefix)
+	fmt.Fprintf(e.stdout, "wrote %s (%d patches) and %d PR mboxes; branches %s* in nomad/ (one per PR)\n", res.Mbox, len(patches), len(res.PRs), export.BranchPrefix)
 	if *verify {
-		return export.Verify(ctx, t.Repo, base, res.Mbox, filepath.Join(*out, "verify"), e.stdout)
+		return export.VerifyPRs(ctx, t.Repo, base, res.PRs, filepath.Join(*out, "verify"), e.stdout)
 	}
 	return nil
 }

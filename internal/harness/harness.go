@@ -34,8 +34,9 @@ type Options struct {
 	// Scratch is a directory for binaries and scratch trees.
 	Scratch string
 	// Plain and Race are the baseline files: all of ClientPackages
-	// without -race, the touched packages with -race.
-	Plain, Race string
+	// without -race, the touched packages with -race; Revdeps is the
+	// reverse dependencies' (see Revdeps).
+	Plain, Race, Revdeps string
 	// Sim is the directory of the sim module; empty for none.
 	Sim string
 	// Verbose copies every test's output to Log.
@@ -225,8 +226,9 @@ type BaselineOptions struct {
 	Runs int
 	// Keep adds to the files' entries instead of replacing them.
 	Keep bool
-	// RaceOnly and PlainOnly make one of the two baselines.
-	RaceOnly, PlainOnly bool
+	// RaceOnly and PlainOnly make one of the two client baselines;
+	// Revdeps makes only the reverse dependencies' baseline.
+	RaceOnly, PlainOnly, Revdeps bool
 }
 
 // Baseline runs the suites of Test on unpatched upstream and writes the
@@ -240,6 +242,9 @@ func Baseline(ctx context.Context, o Options, b BaselineOptions) error {
 	s, err := Prepare(ctx, wt.Dir, filepath.Join(o.Scratch, "bin"), "baseline", o.Verbose, o.Log)
 	if err != nil {
 		return err
+	}
+	if b.Revdeps {
+		return revdepsBaseline(ctx, o, s, b)
 	}
 	racePkgs, err := racePackages(ctx, o.Tree, s)
 	if err != nil {

@@ -1,7 +1,8 @@
 // Package check verifies the patch series without touching the work tree:
 // its metadata is valid, every patch applies exactly (no offset, no fuzz,
-// re-export byte-identical) and every prefix of the series builds and vets
-// no worse than upstream.
+// re-export byte-identical), every prefix of the series builds and vets
+// no worse than upstream, and every patch applies and builds on the base
+// plus exactly the patches it declares with Depends-On (graph.go).
 package check
 
 import (
@@ -36,7 +37,9 @@ type Options struct {
 	// Build builds and vets every prefix; without it only metadata and
 	// exact application are checked.
 	Build bool
-	Log   io.Writer
+	// Pinned is the pinned upstream version, for the Upstream-Status lint.
+	Pinned string
+	Log    io.Writer
 }
 
 // Problems is the error Series returns: one line per problem.
@@ -68,7 +71,12 @@ func Metadata(patches []series.Patch) Problems {
 
 // Series runs the checks and returns Problems if any fails.
 func Series(ctx context.Context, patches []series.Patch, opts Options) error {
-	probs := Metadata(patches)
+	probs := append(Metadata(patches), SeriesMetadata(patches, opts.Pinned)...)
+	nodes, err := series.Graph(patches)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(opts.Log, FormatGraph(nodes))
 	wt, cleanup, err := opts.Repo.Scratch(ctx, opts.Scratch, opts.Base)
 	if err != nil {
 		return err
@@ -89,11 +97,11 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 		commits = append(commits, commit)
 		fmt.Fprintf(opts.Log, "ok   %s applies exactly and re-exports byte-identically\n", p.Name)
 	}
-	if len(probs) > 0 || !opts.Build {
-		if len(probs) > 0 {
-			return probs
-		}
-		return nil
+	if len(probs) > 0 {
+		return probs
+	}
+	if !opts.Build {
+		return graphResult(checkGraph(ctx, wt, opts.Base, nodes, false, opts.Log))
 	}
 	baseVet := map[string]map[string]int{}
 	for i, commit := range commits {
@@ -142,6 +150,13 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 		for _, f := range newFindings {
 			probs = append(probs, fmt.Sprintf("%s: go vet: %s (not reported on upstream)", name, f))
 		}
+	}
+	if len(probs) == 0 {
+		gp, err := checkGraph(ctx, wt, opts.Base, nodes, true, opts.Log)
+		if err != nil {
+			return err
+		}
+		probs = gp
 	}
 	if len(probs) > 0 {
 		return probs

@@ -1,6 +1,7 @@
 // Package export turns the series into what upstream reviews: commits with
 // upstream-ready messages, each carrying its .changelog entry in Nomad's
-// format, as one branch per patch and as an mbox for `git am`.
+// format, as one branch and one mbox for `git am` per pull request (a patch
+// and its declared dependencies, pr.go), and the whole series as one mbox.
 package export
 
 import (
@@ -22,12 +23,18 @@ import (
 // BranchPrefix prefixes the per-patch branches in the work tree.
 const BranchPrefix = "export/"
 
-// forkTrailers are fork bookkeeping that upstream does not want.
-var forkTrailers = map[string]bool{"upstream-status": true, "origin": true, "release-note": true}
+// forkTrailers are fork bookkeeping that upstream does not want; Depends-On
+// and Changes-Test name the fork's patch numbers and its test bookkeeping
+// (the commit message body explains a changed test to reviewers).
+var forkTrailers = map[string]bool{"upstream-status": true, "origin": true, "release-note": true, "depends-on": true, "changes-test": true}
 
 // Result says what Export wrote.
 type Result struct {
-	Mbox     string
+	// Mbox holds the whole series, stacked.
+	Mbox string
+	// PRs are the per-PR branches and mboxes: each patch with its
+	// declared dependencies.
+	PRs      []PR
 	Branches []string
 	// Changelogs are the .changelog files added, one per patch.
 	Changelogs []string
@@ -51,20 +58,8 @@ func Export(ctx context.Context, repo *git.Repo, base string, patches []series.P
 		if err != nil {
 			return nil, err
 		}
-		branch := BranchPrefix + strings.TrimSuffix(p.Name, ".patch")
-		head, err := wt.Line(ctx, "rev-parse", "HEAD")
-		if err != nil {
-			return nil, err
-		}
-		if _, err := repo.Run(ctx, "branch", "--force", branch, head); err != nil {
-			return nil, err
-		}
-		res.Branches = append(res.Branches, branch)
 		res.Changelogs = append(res.Changelogs, cl)
-		fmt.Fprintf(log, "exported %s as branch %s with %s\n", p.Name, branch, cl)
-	}
-	if err := removeStale(ctx, repo, res.Branches, log); err != nil {
-		return nil, err
+		fmt.Fprintf(log, "exported %s with %s\n", p.Name, cl)
 	}
 	args := append(append([]string{}, series.FormatPatchArgs...), "--stdout", base+"..HEAD")
 	mbox, err := wt.Run(ctx, args...)
@@ -75,6 +70,15 @@ func Export(ctx context.Context, repo *git.Repo, base string, patches []series.P
 		return nil, err
 	}
 	if err := atomicfile.WriteFile(res.Mbox, []byte(mbox), 0o644); err != nil {
+		return nil, err
+	}
+	if res.PRs, err = prs(ctx, repo, wt, base, patches, abs, log); err != nil {
+		return nil, err
+	}
+	for _, pr := range res.PRs {
+		res.Branches = append(res.Branches, pr.Branch)
+	}
+	if err := removeStale(ctx, repo, res.Branches, log); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -5,6 +5,8 @@
 //	Origin: <where the change comes from>
 //	Bug: <url of an upstream issue>   (optional, repeatable)
 //	Release-Note: improvement | bug | …  (optional; the .changelog entry type, default improvement)
+//
+// and the series trailers Depends-On, Ref and Changes-Test (see trailers.go).
 package metadata
 
 import (
@@ -205,6 +207,7 @@ func (p *Patch) Lint() []error {
 			errs = append(errs, fmt.Errorf("Bug: %v", err))
 		}
 	}
+	errs = append(errs, p.lintTrailers()...)
 	return errs
 }
 
