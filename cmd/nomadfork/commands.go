@@ -24,13 +24,10 @@ stopped rebase is aborted first). At a conflict it stops: resolve, git add,
 then apply -continue, or apply -abort.`
 	helpExtract = `Writes nomad/'s commits since the upstream base (branch fork, checked out)
 back to patches/, byte-identically and only where bytes changed.`
-	helpCheck = `Lints patch metadata (trailers included), applies every patch exactly (no
-offset) in a scratch tree, compares its re-export byte for byte, and builds
-and vets every prefix of the series. It prints the Depends-On graph and
-applies every patch with plain git am on the base plus exactly its declared
-dependencies, builds that tree and vets the patch's packages; a failure names
-the likely missing dependency. -tests also runs each patch's own tests there,
-in the sandbox. Never touches nomad/.`
+	helpCheck = `Lints patch metadata, applies every patch exactly (no offset) in a scratch
+tree, compares its re-export byte for byte, builds and vets every prefix of
+the series, and does the same for every patch on the base plus exactly its
+Depends-On patches (printing the graph). Never touches nomad/.`
 	helpBuild = `Builds bin/nomad from nomad/, stamped with the fork release from CHANGELOG.md.`
 )
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
@@ -17,15 +16,12 @@ persists on retry and passes on unpatched upstream.`
 	helpBaseline = `Runs the suites of nomadfork test on unpatched upstream and writes the
 baselines: the union of the failures of -runs runs. -revdeps makes the
 reverse dependencies' baseline instead (hours on 2 cores).`
-	helpContract = `Runs upstream's unchanged tests against the patched code: in a scratch tree
-of nomad/'s HEAD every _test.go the series modifies or deletes is upstream's
-again (tests a Changes-Test trailer names keep the series' version, new test
-files that collide are left out), and those packages run in the sandbox
-against the client baseline; failures are retried and tried on upstream.`
-	helpRevdeps = `Finds the packages outside ./client/... whose tests import a package the
-series changes and type-checks them with go vet. -run also runs them in the
-sandbox against baseline/revdeps-<version>.tsv (see nomadfork baseline
--revdeps), or, with -no-baseline, tries every failure on unpatched upstream.`
+	helpContract = `Runs upstream's unchanged tests of the packages whose _test.go files the
+series modifies (Changes-Test tests keep the series' version) against the
+patched code in the sandbox, judged like nomadfork test's.`
+	helpRevdeps = `Type-checks the tests of the packages outside ./client/... that import what
+the series changes; -run runs them in the sandbox against the baseline that
+nomadfork baseline -revdeps makes (-no-baseline: failures tried on upstream).`
 )
 
 // harnessOptions are the files and directories of the harness.
@@ -42,6 +38,19 @@ func (e *env) harnessOptions(p *pin.Pin, scratch string, verbose bool) harness.O
 	}
 }
 
+// harnessOn requires the work tree and returns the harness options of the
+// pinned version, with p.
+func (e *env) harnessOn(ctx context.Context, scratch string, verbose bool) (harness.Options, *pin.Pin, error) {
+	if _, err := e.requireWorkTree(ctx); err != nil {
+		return harness.Options{}, nil, err
+	}
+	p, err := e.loadPin()
+	if err != nil {
+		return harness.Options{}, nil, err
+	}
+	return e.harnessOptions(p, scratch, verbose), p, nil
+}
+
 func runTest(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "test", "[-v] [-race=false] [-retry=false] [-sim=false]", helpTest)
 	verbose := fs.Bool("v", false, "print every test's output, not only failures")
@@ -51,14 +60,10 @@ func runTest(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	if _, err := e.requireWorkTree(ctx); err != nil {
-		return err
-	}
-	p, err := e.loadPin()
+	o, _, err := e.harnessOn(ctx, "test", *verbose)
 	if err != nil {
 		return err
 	}
-	o := e.harnessOptions(p, "test", *verbose)
 	if !*sim {
 		o.Sim = ""
 	}
@@ -99,10 +104,7 @@ func runContract(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	if _, err := e.requireWorkTree(ctx); err != nil {
-		return err
-	}
-	p, err := e.loadPin()
+	o, p, err := e.harnessOn(ctx, "contract", *verbose)
 	if err != nil {
 		return err
 	}
@@ -110,7 +112,7 @@ func runContract(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return harness.Contract(ctx, e.harnessOptions(p, "contract", *verbose), patches, p.Module.Path, *retry, *keep)
+	return harness.Contract(ctx, o, patches, p.Module.Path, *retry, *keep)
 }
 
 func runRevdeps(ctx context.Context, e *env, args []string) error {
@@ -122,15 +124,9 @@ func runRevdeps(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	if *noBaseline && !*retry {
-		return usageError{errors.New("-no-baseline judges failures on upstream; it needs -retry")}
-	}
-	if _, err := e.requireWorkTree(ctx); err != nil {
-		return err
-	}
-	p, err := e.loadPin()
+	o, _, err := e.harnessOn(ctx, "revdeps", *verbose)
 	if err != nil {
 		return err
 	}
-	return harness.Revdeps(ctx, e.harnessOptions(p, "revdeps", *verbose), harness.RevdepsOptions{Run: *run, NoBaseline: *noBaseline, Retry: *retry})
+	return harness.Revdeps(ctx, o, harness.RevdepsOptions{Run: *run, NoBaseline: *noBaseline, Retry: *retry})
 }

@@ -86,7 +86,7 @@ func Contract(ctx context.Context, o Options, patches []series.Patch, module str
 	}
 	up := &upstreamTree{o: o}
 	defer up.close()
-	err = summarize(ctx, o.Log, []suiteRun{r}, []*gotest.Baseline{skip}, retry, up)
+	err = summarize(ctx, o.Log, "contract", []suiteRun{r}, []*gotest.Baseline{skip}, retry, up)
 	return errors.Join(append(broken, err)...)
 }
 

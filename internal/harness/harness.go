@@ -154,7 +154,7 @@ func Test(ctx context.Context, o Options, race, retry bool) error {
 	}
 	up := &upstreamTree{o: o}
 	defer up.close()
-	return summarize(ctx, o.Log, runs, baselines, retry, up)
+	return summarize(ctx, o.Log, "test", runs, baselines, retry, up)
 }
 
 // upstreamTree is unpatched upstream in a scratch tree, prepared the first
@@ -189,8 +189,9 @@ func (u *upstreamTree) close() {
 	}
 }
 
-// summarize prints every run's verdict and fails on any regression.
-func summarize(ctx context.Context, w io.Writer, runs []suiteRun, baselines []*gotest.Baseline, retry bool, up *upstreamTree) error {
+// summarize prints every run's verdict and fails on any regression; verb
+// names the command in the final line.
+func summarize(ctx context.Context, w io.Writer, verb string, runs []suiteRun, baselines []*gotest.Baseline, retry bool, up *upstreamTree) error {
 	fmt.Fprintln(w, "\n==> summary")
 	failures := 0
 	for _, r := range runs {
@@ -214,7 +215,7 @@ func summarize(ctx context.Context, w io.Writer, runs []suiteRun, baselines []*g
 	if failures > 0 {
 		return fmt.Errorf("%d failure(s)", failures)
 	}
-	fmt.Fprintln(w, "test: ok")
+	fmt.Fprintf(w, "%s: ok\n", verb)
 	return nil
 }
 

@@ -79,6 +79,9 @@ func Revdeps(ctx context.Context, o Options, r RevdepsOptions) error {
 	if !r.Run {
 		return nil
 	}
+	if r.NoBaseline && !r.Retry {
+		return fmt.Errorf("without the baseline failures are judged on upstream: -no-baseline needs -retry")
+	}
 	known := &gotest.Baseline{Header: []string{"no reverse-dependency baseline: every failure is tried on unpatched upstream"}}
 	if !r.NoBaseline {
 		if known, err = gotest.ReadBaseline(o.Revdeps); err != nil {
@@ -100,7 +103,7 @@ func Revdeps(ctx context.Context, o Options, r RevdepsOptions) error {
 	}
 	up := &upstreamTree{o: o}
 	defer up.close()
-	return summarize(ctx, o.Log, []suiteRun{run}, []*gotest.Baseline{known}, r.Retry, up)
+	return summarize(ctx, o.Log, "revdeps", []suiteRun{run}, []*gotest.Baseline{known}, r.Retry, up)
 }
 
 // revdepsBaseline runs the reverse dependencies' tests on unpatched
