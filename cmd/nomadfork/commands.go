@@ -26,8 +26,8 @@ then apply -continue, or apply -abort.`
 back to patches/, byte-identically and only where bytes changed.`
 	helpCheck = `Lints patch metadata, applies every patch exactly (no offset) in a scratch
 tree, compares its re-export byte for byte, builds and vets every prefix of
-the series, and does the same for every patch on the base plus exactly its
-Depends-On patches (printing the graph). Never touches nomad/.`
+the series, and applies (plain git am), builds and vets every patch on the
+base plus exactly its Depends-On patches. Never touches nomad/.`
 	helpBuild = `Builds bin/nomad from nomad/, stamped with the fork release from CHANGELOG.md.`
 )
 

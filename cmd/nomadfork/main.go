@@ -54,7 +54,7 @@ type command struct {
 var commands = []command{
 	{"apply", "download and verify the pinned upstream, make nomad/ and apply patches/", runApply, true},
 	{"extract", "write nomad/'s commits since the upstream base back to patches/", runExtract, true},
-	{"check", "lint; apply exactly, re-export, build and vet every prefix and every patch on its Depends-On", runCheck, true},
+	{"check", "lint; apply exactly, build and vet every prefix and each patch on its Depends-On", runCheck, true},
 	{"build", "build bin/nomad from nomad/, stamped with the fork release", runBuild, false},
 	{"test", "run upstream's client tests (and sim's) in the sandbox against the baselines", runTest, false},
 	{"baseline", "run the same tests on unpatched upstream and write the baselines", runBaseline, true},
