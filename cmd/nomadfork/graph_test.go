@@ -30,7 +30,7 @@ func (p *project) commitEditWith(file, old, new, subject string, trailers ...str
 // changes F5 (standalone), 0003 makes F20 call G, so it needs 0001.
 func (p *project) graphSeries(declare bool) {
 	p.t.Helper()
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	p.commitFile("lib/g.go", "package lib\n\n// G returns 19.\nfunc G() int { return 19 }\n", "lib: add G")
 	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
 	var trailers []string
@@ -84,7 +84,7 @@ func TestCheckUndeclaredDependencyBuild(t *testing.T) {
 
 func TestCheckUndeclaredDependencyApply(t *testing.T) {
 	p := newProject(t)
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
 	// 0002's context is 0001's line: it cannot apply without it.
 	p.commitEdit("lib/lib.go", "// F5 returns 5.\nfunc F5() int { return 50 }", "// F5 returns fifty.\nfunc F5() int { return 50 }", "lib: document F5")
@@ -110,7 +110,7 @@ func TestCheckUndeclaredDependencyApply(t *testing.T) {
 
 func TestCheckLintsDependsOn(t *testing.T) {
 	p := newProject(t)
-	p.mustRun("apply")
+	p.mustRun("apply", "-allow-empty")
 	p.commitEditWith("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50", "Depends-On: 0002")
 	p.commitEdit("lib/lib.go", "return 20 }", "return 200 }", "lib: make F20 return 200")
 	p.mustRun("extract")
