@@ -61,15 +61,10 @@ func Export(ctx context.Context, repo *git.Repo, base string, patches []series.P
 		res.Changelogs = append(res.Changelogs, cl)
 		fmt.Fprintf(log, "exported %s with %s\n", p.Name, cl)
 	}
-	args := append(append([]string{}, series.FormatPatchArgs...), "--stdout", base+"..HEAD")
-	mbox, err := wt.Run(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, err
 	}
-	if err := atomicfile.WriteFile(res.Mbox, []byte(mbox), 0o644); err != nil {
+	if err := writeMbox(ctx, wt, base, res.Mbox); err != nil {
 		return nil, err
 	}
 	if res.PRs, err = prs(ctx, repo, wt, base, patches, abs, log); err != nil {
@@ -82,6 +77,17 @@ func Export(ctx context.Context, repo *git.Repo, base string, patches []series.P
 		return nil, err
 	}
 	return res, nil
+}
+
+// writeMbox writes the commits of wt since base to file as an mbox for
+// `git am`.
+func writeMbox(ctx context.Context, wt *git.Repo, base, file string) error {
+	args := append(append([]string{}, series.FormatPatchArgs...), "--stdout", base+"..HEAD")
+	mbox, err := wt.Run(ctx, args...)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(file, []byte(mbox), 0o644)
 }
 
 // removeStale deletes the export branches of patches no longer in the

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 )
@@ -58,13 +57,8 @@ func prs(ctx context.Context, repo, wt *git.Repo, base string, patches []series.
 		if _, err := repo.Run(ctx, "branch", "--force", pr.Branch, head); err != nil {
 			return nil, err
 		}
-		args := append(append([]string{}, series.FormatPatchArgs...), "--stdout", base+"..HEAD")
-		mbox, err := wt.Run(ctx, args...)
-		if err != nil {
-			return nil, err
-		}
 		pr.Mbox = filepath.Join(dir, name+".mbox")
-		if err := atomicfile.WriteFile(pr.Mbox, []byte(mbox), 0o644); err != nil {
+		if err := writeMbox(ctx, wt, base, pr.Mbox); err != nil {
 			return nil, err
 		}
 		var with []string
