@@ -121,13 +121,11 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		Pinned:  p.Version(),
 		Log:     e.stdout,
 	})
+	if err == nil && *tests {
+		err = harness.OwnTests(ctx, e.harnessOptions(p, "check-tests", *verbose), base, patches)
+	}
 	if err != nil {
 		return err
-	}
-	if *tests {
-		if err := harness.OwnTests(ctx, e.harnessOptions(p, "check-tests", *verbose), base, patches); err != nil {
-			return err
-		}
 	}
 	fmt.Fprintf(e.stdout, "check: %d patch(es) ok\n", len(patches))
 	return nil

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 )
 
@@ -14,14 +13,11 @@ const (
 the baselines' failures of unpatched upstream; a failure counts only if it
 persists on retry and passes on unpatched upstream.`
 	helpBaseline = `Runs the suites of nomadfork test on unpatched upstream and writes the
-baselines: the union of the failures of -runs runs. -revdeps makes the
-reverse dependencies' baseline instead (hours on 2 cores).`
+baselines: the union of the failures of -runs runs (-revdeps: of revdeps -run).`
 	helpContract = `Runs upstream's unchanged tests of the packages whose _test.go files the
-series modifies (Changes-Test tests keep the series' version) against the
-patched code in the sandbox, judged like nomadfork test's.`
-	helpRevdeps = `Type-checks the tests of the packages outside ./client/... that import what
-the series changes; -run runs them in the sandbox against the baseline that
-nomadfork baseline -revdeps makes (-no-baseline: failures tried on upstream).`
+series modifies against the patched code in the sandbox, judged like test's.`
+	helpRevdeps = `Type-checks the tests outside ./client/... that import what the series
+changes; -run runs them in the sandbox against the baseline -revdeps.`
 )
 
 // harnessOptions are the files and directories of the harness.
@@ -32,6 +28,8 @@ func (e *env) harnessOptions(p *pin.Pin, scratch string, verbose bool) harness.O
 		Plain:   filepath.Join(e.baseline, "client-"+p.Version()+".tsv"),
 		Race:    filepath.Join(e.baseline, "client-race-"+p.Version()+".tsv"),
 		Revdeps: filepath.Join(e.baseline, "revdeps-"+p.Version()+".tsv"),
+		Series:  e.patches,
+		Module:  p.Module.Path,
 		Sim:     e.sim,
 		Verbose: verbose,
 		Log:     e.stdout,
@@ -39,16 +37,16 @@ func (e *env) harnessOptions(p *pin.Pin, scratch string, verbose bool) harness.O
 }
 
 // harnessOn requires the work tree and returns the harness options of the
-// pinned version, with p.
-func (e *env) harnessOn(ctx context.Context, scratch string, verbose bool) (harness.Options, *pin.Pin, error) {
+// pinned version.
+func (e *env) harnessOn(ctx context.Context, scratch string, verbose bool) (harness.Options, error) {
 	if _, err := e.requireWorkTree(ctx); err != nil {
-		return harness.Options{}, nil, err
+		return harness.Options{}, err
 	}
 	p, err := e.loadPin()
 	if err != nil {
-		return harness.Options{}, nil, err
+		return harness.Options{}, err
 	}
-	return e.harnessOptions(p, scratch, verbose), p, nil
+	return e.harnessOptions(p, scratch, verbose), nil
 }
 
 func runTest(ctx context.Context, e *env, args []string) error {
@@ -60,7 +58,7 @@ func runTest(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	o, _, err := e.harnessOn(ctx, "test", *verbose)
+	o, err := e.harnessOn(ctx, "test", *verbose)
 	if err != nil {
 		return err
 	}
@@ -81,14 +79,7 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	t := e.tree
-	if *revdeps {
-		// The reverse dependencies are those of the patched tree.
-		if _, err := e.requireWorkTree(ctx); err != nil {
-			return err
-		}
-	}
-	p, base, err := e.fetchBase(ctx, t)
+	p, base, err := e.fetchBase(ctx, e.tree)
 	if err != nil {
 		return err
 	}
@@ -104,15 +95,11 @@ func runContract(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	o, p, err := e.harnessOn(ctx, "contract", *verbose)
+	o, err := e.harnessOn(ctx, "contract", *verbose)
 	if err != nil {
 		return err
 	}
-	patches, err := series.List(e.patches)
-	if err != nil {
-		return err
-	}
-	return harness.Contract(ctx, o, patches, p.Module.Path, *retry, *keep)
+	return harness.Contract(ctx, o, *retry, *keep)
 }
 
 func runRevdeps(ctx context.Context, e *env, args []string) error {
@@ -124,7 +111,7 @@ func runRevdeps(ctx context.Context, e *env, args []string) error {
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
-	o, _, err := e.harnessOn(ctx, "revdeps", *verbose)
+	o, err := e.harnessOn(ctx, "revdeps", *verbose)
 	if err != nil {
 		return err
 	}

@@ -35,10 +35,9 @@ version or later drops it. The version must be served and newer than the pin.`
 	helpStatus = `Read-only: tries the series against newer upstream versions in scratch
 trees and prints a table, a row per patch. Without -against: the versions in
 targets.json newer than the pin.`
-	helpExport = `Writes upstream-ready commits (fork trailers, Depends-On and Changes-Test
-removed, a .changelog entry each): per PR, a patch and its declared
-dependencies, a branch export/NNNN-subject in nomad/ and an mbox; and the
-whole series as series.mbox.`
+	helpExport = `Writes upstream-ready commits (fork trailers removed, a .changelog entry
+each): per PR (a patch and its Depends-On patches) a branch
+export/NNNN-subject in nomad/ and an mbox; the whole series as series.mbox.`
 )
 
 func runRebase(ctx context.Context, e *env, args []string) error {

@@ -18,13 +18,18 @@ import (
 // modifies or deletes is put back to upstream's version, and the tests of
 // those packages run in the sandbox. A test that fails there counts unless
 // the client baseline lists it, a retry passes, it fails on unpatched
-// upstream too, or a Changes-Test trailer of the series names it. module
-// is the upstream module path; keep leaves the tree for inspection.
-func Contract(ctx context.Context, o Options, patches []series.Patch, module string, retry, keep bool) error {
+// upstream too, or a Changes-Test trailer of the series names it. keep
+// leaves the tree for inspection.
+func Contract(ctx context.Context, o Options, retry, keep bool) error {
 	base, err := o.Tree.Base(ctx)
 	if err != nil {
 		return err
 	}
+	patches, err := series.List(o.Series)
+	if err != nil {
+		return err
+	}
+	module := o.Module
 	known, err := gotest.ReadBaseline(o.Plain)
 	if err != nil {
 		return err

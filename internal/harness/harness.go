@@ -37,6 +37,8 @@ type Options struct {
 	// without -race, the touched packages with -race; Revdeps is the
 	// reverse dependencies' (see Revdeps).
 	Plain, Race, Revdeps string
+	// Series is the patches directory; Module is upstream's module path.
+	Series, Module string
 	// Sim is the directory of the sim module; empty for none.
 	Sim string
 	// Verbose copies every test's output to Log.

@@ -113,20 +113,20 @@ func Revdeps(ctx context.Context, o Options, r RevdepsOptions) error {
 func revdepsBaseline(ctx context.Context, o Options, s *suite.Suite, b BaselineOptions) error {
 	pkgs, err := reverseDeps(ctx, o, o.Tree.Dir)
 	if err != nil {
-		return err
+		return fmt.Errorf("finding the reverse dependencies of nomad/'s series: %w", err)
 	}
 	var existing []string
 	for _, pkg := range pkgs {
 		dir := "."
-		if pkg != b.Module {
-			dir = strings.TrimPrefix(pkg, b.Module+"/")
+		if pkg != o.Module {
+			dir = strings.TrimPrefix(pkg, o.Module+"/")
 		}
 		if _, err := os.Stat(filepath.Join(s.Dir, dir)); err == nil {
 			existing = append(existing, pkg)
 		}
 	}
 	if len(existing) == 0 {
-		return fmt.Errorf("the series has no reverse dependencies outside %s; there is nothing to baseline", ClientPackages)
+		return fmt.Errorf("nomad/'s series has no reverse dependencies outside %s; there is nothing to baseline (if nomad/ holds no patches, run `nomadfork apply` first)", ClientPackages)
 	}
 	what := fmt.Sprintf("Top-level tests of the packages outside %s whose tests import a package the series changes, that fail on unpatched %s in the nomadfork sandbox", ClientPackages, b.Module)
 	return collect(ctx, o.Log, s, [][]string{existing}, []string{revdepsTimeout}, what, existing, o.Revdeps, b)
