@@ -15,7 +15,7 @@ persists on retry and passes on unpatched upstream.`
 	helpBaseline = `Runs the suites of nomadfork test on unpatched upstream and writes the
 baselines: the union of the failures of -runs runs (-revdeps: of revdeps -run).`
 	helpContract = `Runs upstream's unchanged tests of the packages whose _test.go files the
-series modifies against the patched code in the sandbox, judged like test's.`
+series modifies on the patched code, sandboxed (Changes-Test names exempt).`
 	helpRevdeps = `Type-checks the tests outside ./client/... that import what the series
 changes; -run runs them in the sandbox against the baseline -revdeps.`
 )
