@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/sandbox"
 )
 
@@ -43,8 +44,9 @@ Commands:
 	status     read-only: how each patch fares against newer upstream versions
 	export     upstream-ready commits: a branch per patch and an mbox for git am
 	sandbox    run a command inside the private network/mount/pid sandbox
-	bench      measure alloc-update and Raft traffic and deployment times of a
-	           real cluster in the sandbox: upstream, the fork, v1.6.1
+	bench      measure alloc-update and Raft traffic, bytes, CPU and deployment
+	           times of a real cluster in the sandbox (3 servers, 3 clients on
+	           hosts of their own): upstream, the fork, v1.6.1, variants
 
 Run 'nomadfork <command> -h' for a command's flags. Commands run in the
 repository's top directory (the one holding upstream.json); -C changes it.
@@ -74,8 +76,8 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
 		os.Exit(sandbox.Init(os.Args[2:]))
 	}
-	if len(os.Args) > 1 && os.Args[1] == benchRunArg {
-		os.Exit(benchScenarioMain(os.Args[2:]))
+	if len(os.Args) > 1 && os.Args[1] == bench.RunArg {
+		os.Exit(bench.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
