@@ -14,4 +14,3 @@ const (
 	// RefVersion is the newer upstream version the fork is compared with.
 	RefVersion = "v1.6.1"
 )
-

@@ -158,9 +158,9 @@ func union(keys []string, maps ...map[string]float64) []string {
 
 // Run is the result of one scenario run.
 type Run struct {
-	Label   string `json:"label"`
-	Round   int    `json:"round"`
-	Binary  string `json:"binary"`
+	Label  string `json:"label"`
+	Round  int    `json:"round"`
+	Binary string `json:"binary"`
 	// Version and Revision are what `nomad version` says, run in the
 	// sandbox.
 	Version  string `json:"version,omitempty"`
