@@ -177,7 +177,7 @@ const DefaultRounds = 5
 func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	c.Scenario = DefaultScenario
 	c.Scenario.Flags(fs)
-	fs.BoolVar(&c.Quick, "quick", false, "smoke test: N=30, 1 round, the pinned version and the fork, -topology single, output in <o>/quick")
+	fs.BoolVar(&c.Quick, "quick", false, "smoke test: N=30, 1 round, the pinned version and the fork, -topology single, output in <o>/quick (<o>/quick-multi with -topology multi)")
 	fs.IntVar(&c.Rounds, "r", DefaultRounds, "`rounds`: runs of each binary, interleaved")
 	fs.StringVar(&c.Versions, "versions", "", "comma-separated `labels` to run: the pinned version (unpatched), fork, upstream versions such as "+RefVersion+" (default: the pinned version, fork, "+RefVersion+"; -quick: the first two)")
 	fs.Var(&c.Variants, "variant", "also run `name=path`, a nomad binary built elsewhere (a rule variant), labelled name (repeatable)")
@@ -206,6 +206,9 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 		}
 		labels = labels[:2]
 		dir = filepath.Join(c.Out, "quick")
+		if c.Topology != cluster.Single {
+			dir += "-" + string(c.Topology)
+		}
 	}
 	if c.Versions != "" {
 		labels = nil

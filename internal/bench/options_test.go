@@ -59,9 +59,9 @@ func TestConfigResolve(t *testing.T) {
 	if c.Topology != cluster.Single || c.Rounds != 1 || c.Count != 30 || len(labels) != 2 || dir != "/out/quick" {
 		t.Errorf("-quick: %+v %v %s", c, labels, dir)
 	}
-	c, _, _, _ = parse("-quick", "-topology", "multi", "-n", "20")
-	if c.Topology != cluster.Multi || c.Count != 20 {
-		t.Errorf("-quick keeps given flags: %+v", c)
+	c, _, dir, _ = parse("-quick", "-topology", "multi", "-n", "20")
+	if c.Topology != cluster.Multi || c.Count != 20 || dir != "/out/quick-multi" {
+		t.Errorf("-quick keeps given flags: %+v %s", c, dir)
 	}
 	for args, want := range map[string]string{
 		"-versions v1.0.0,bogus": `unknown label "bogus"`,
