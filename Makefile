@@ -30,13 +30,15 @@ test-tool:
 # `make test`: the tool's own tests, the series check, the upstream-ready
 # export applied to a fresh upstream tree and built, upstream's client tests
 # of the patched tree in the sandbox, the status report against newer
-# upstream versions and the benchmark's smoke test. CI runs exactly this.
+# upstream versions and the benchmark's smoke tests (single topology: v1.5.3
+# and the fork; multi topology: the fork). CI runs exactly this.
 test: deps test-tool apply
 	$(NOMADFORK) check
 	$(NOMADFORK) export -verify
 	$(NOMADFORK) test
 	$(NOMADFORK) status -against $(STATUS_AGAINST)
 	$(NOMADFORK) bench -quick
+	$(NOMADFORK) bench -quick -topology multi -versions fork
 
 # `make bench`: the full benchmark in the sandbox (3 servers and 3 clients
 # on hosts of their own, N=300, 5 interleaved rounds of v1.5.3, the fork and

@@ -192,22 +192,30 @@ func (h *Host) CheckIsolated(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		// The kernel's own local and broadcast routes for the host's
-		// addresses are fine; anything else but the subnet is not.
-		if f[0] == "local" || f[0] == "broadcast" || f[0] == subnet {
-			continue
-		}
-		return fmt.Errorf("host %s has a route out of its subnet: %s", h.Name, line)
+	if err := checkRoutes(out); err != nil {
+		return fmt.Errorf("host %s: %w", h.Name, err)
 	}
 	for _, dst := range []string{probeAddr, "192.0.2.254", "1.1.1.1"} {
 		if out, err := h.ip(ctx, "route", "get", dst); err == nil {
 			return fmt.Errorf("host %s can route to %s: %s", h.Name, dst, strings.TrimSpace(out))
 		}
+	}
+	return nil
+}
+
+// checkRoutes fails unless every route of `ip -4 route show table all` is
+// the subnet's or one of the kernel's local and broadcast routes for the
+// host's own addresses.
+func checkRoutes(table string) error {
+	for _, line := range strings.Split(strings.TrimSpace(table), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "local" || f[0] == "broadcast" || f[0] == subnet {
+			continue
+		}
+		return fmt.Errorf("a route out of its subnet: %s", line)
 	}
 	return nil
 }
