@@ -43,8 +43,7 @@ test: deps test-tool apply
 # `make bench`: the full benchmark in the sandbox (3 servers and 3 clients
 # on hosts of their own, N=300, 5 interleaved rounds of v1.5.3, the fork and
 # v1.6.1): a table on stdout, JSON and PNG charts in out/bench/.
-# `nomadfork bench -quick` (single topology) is the smoke test `make test`
-# runs.
+# `nomadfork bench -quick` is the smoke test `make test` runs.
 bench: tool
 	@test -d nomad || $(NOMADFORK) apply
 	$(NOMADFORK) bench
