@@ -98,7 +98,7 @@ var Figures = []Figure{
 		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return p.ClientCPU }) })},
 	{Key: "client_rpcs_urgent", Name: "client RPCs: urgent",
 		Get: clientFigure(func(p *Phase) float64 { return p.ClientRPCs["urgent"] })},
-	{Key: "client_rpcs_tick", Name: "client RPCs: 5th tick",
+	{Key: "client_rpcs_tick", Name: "client RPCs: tick",
 		Get: clientFigure(func(p *Phase) float64 { return p.ClientRPCs["tick"] })},
 	{Key: "client_rpcs_retry", Name: "client RPCs: retry",
 		Get: clientFigure(func(p *Phase) float64 { return p.ClientRPCs["retry"] })},
