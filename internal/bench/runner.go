@@ -54,6 +54,10 @@ func ScenarioMain(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// PartialFile is the report the runner rewrites after every run, in the
+// results directory.
+const PartialFile = "bench.partial.json"
+
 // Runner runs the scenario for every binary, round by round.
 type Runner struct {
 	Scenario Scenario
@@ -110,7 +114,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 				t0 := time.Now()
 				run, err = r.runInSandbox(ctx, opts)
 				if ctx.Err() != nil {
-					return rep, failed, ctx.Err()
+					return rep, failed, fmt.Errorf("%w; the runs so far are in %s: redraw them with -from", ctx.Err(), filepath.Join(r.Dir, PartialFile))
 				}
 				run.Attempt = attempt
 				if err == nil {
@@ -135,6 +139,13 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 				failed++
 			}
 			rep.Runs = append(rep.Runs, *run)
+			// Keep what is measured so far: an interrupted bench can be
+			// redrawn with -from.
+			rep.Seconds = time.Since(start).Seconds()
+			rep.fillBinaryVersions()
+			if err := rep.WriteJSON(filepath.Join(r.Dir, PartialFile)); err != nil {
+				fmt.Fprintf(r.Stderr, "warning: saving the runs so far: %v\n", err)
+			}
 		}
 	}
 	rep.Seconds = time.Since(start).Seconds()
