@@ -40,7 +40,8 @@ test-sim: build
 # fresh upstream tree and built, upstream's client tests of the patched tree
 # in the sandbox, upstream's unchanged tests against the patched code
 # (contract), the reverse dependencies' tests type-checked, the status
-# report against newer upstream versions and the benchmark's smoke test.
+# report against newer upstream versions and the benchmark's smoke tests
+# (single topology: v1.5.3 and the fork; multi topology: the fork).
 # CI runs exactly this.
 test: deps test-tool apply
 	$(NOMADFORK) check
@@ -50,6 +51,7 @@ test: deps test-tool apply
 	$(NOMADFORK) revdeps
 	$(NOMADFORK) status -against $(STATUS_AGAINST)
 	$(NOMADFORK) bench -quick
+	$(NOMADFORK) bench -quick -topology multi -versions fork
 
 # `make test-full`: `make test`, then the tests of the reverse dependencies
 # (packages outside ./client/... whose tests import what the series
@@ -67,9 +69,10 @@ test-full: test
 		echo "$(NOMADFORK) revdeps -run -no-baseline"; $(NOMADFORK) revdeps -run -no-baseline; \
 	fi
 
-# `make bench`: the full benchmark in the sandbox (N=300, 3 rounds of
-# v1.5.3, the fork and v1.6.1): a table on stdout, JSON and PNG charts in
-# out/bench/. `nomadfork bench -quick` is the smoke test `make test` runs.
+# `make bench`: the full benchmark in the sandbox (3 servers and 3 clients
+# on hosts of their own, N=300, 5 interleaved rounds of v1.5.3, the fork and
+# v1.6.1): a table on stdout, JSON and PNG charts in out/bench/.
+# `nomadfork bench -quick` is the smoke test `make test` runs.
 bench: tool
 	@test -d nomad || $(NOMADFORK) apply
 	$(NOMADFORK) bench

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 )
@@ -20,6 +19,7 @@ func TestBenchFlags(t *testing.T) {
 		{[]string{"bench", "-versions", "fork,fork"}, "fork given twice"},
 		{[]string{"bench", "-variant", "noequals"}, "want name=/path/to/nomad"},
 		{[]string{"bench", "-n", "0"}, "at least 1"},
+		{[]string{"bench", "-topology", "ring"}, "unknown topology"},
 		{[]string{"bench", "extra"}, "unexpected arguments"},
 	} {
 		r := p.nomadfork(c.args...)
@@ -100,29 +100,21 @@ func TestBenchBuildsAndReuses(t *testing.T) {
 	p.mustFail("bench", "-build-only", "-versions", "fork", "-o", out, "-variant", "v3="+filepath.Join(out, "missing"))
 }
 
-func TestScenarioArgsRoundTrip(t *testing.T) {
-	a := scenarioArgs{nomad: "/bin/nomad", dir: "/run", label: "fork", round: 2, count: 30, settle: 5 * time.Second, phaseTimeout: time.Minute}
-	argv := a.argv("/self")
-	if argv[0] != "/self" || argv[1] != benchRunArg {
-		t.Fatalf("argv %v", argv)
-	}
-	// Without the sandbox the hidden verb refuses to start agents; with
-	// missing flags it is a usage error.
-	if code := benchScenarioMain([]string{"-dir", "/x"}); code != 2 {
-		t.Errorf("missing -nomad: exit %d", code)
-	}
-}
-
-// TestBenchFrom redoes the table and charts of a saved report.
+// TestBenchFrom redoes the table and charts of a saved report: -from prints
+// exactly what the run printed, also after the pin moved to another
+// version, because the report holds its own labels.
 func TestBenchFrom(t *testing.T) {
 	p := newProject(t)
 	dir := filepath.Join(p.dir, "saved")
-	rep := &bench.Report{Count: 30, Rounds: 1, Command: "nomadfork bench -quick", Binaries: []bench.Binary{
-		{Label: "v1.0.0", Path: "/b/nomad", Source: "0123456789abcdef"},
-		{Label: "fork", Path: "/f/nomad", Source: "fedcba9876543210"},
-	}}
-	for i, label := range []string{"v1.0.0", "fork"} {
-		rep.Runs = append(rep.Runs, bench.Run{Label: label, Round: 1, Count: 30, Phases: []bench.Phase{
+	rep := &bench.Report{Count: 30, Rounds: 1, Command: "nomadfork bench -quick", Cores: 2,
+		Topology: "multi", Servers: 3, Clients: 3, Base: "v1.0.0", Fork: "fork", Ref: "v1.0.2",
+		Binaries: []bench.Binary{
+			{Label: "v1.0.0", Path: "/b/nomad", Source: "0123456789abcdef", Version: "Nomad v1.0.0", Revision: "0123456789abcdef0123"},
+			{Label: "fork", Path: "/f/nomad", Source: "fedcba9876543210", Version: "Nomad v1.0.0+fork.1", Revision: "fedcba9876543210fedc"},
+			{Label: "v1.0.2", Path: "/r/nomad", Source: "aaaabbbbccccdddd", Version: "Nomad v1.0.2"},
+		}}
+	for i, label := range []string{"v1.0.0", "fork", "v1.0.2"} {
+		rep.Runs = append(rep.Runs, bench.Run{Label: label, Round: 1, Count: 30, LoadAvg: []float64{1, 3}, Phases: []bench.Phase{
 			{Name: bench.PhaseInitial, Seconds: 4, UpdateAllocRPCs: float64(20 - 5*i), RaftApplies: 30},
 			{Name: bench.PhaseRolling, Seconds: 5, UpdateAllocRPCs: 20, RaftApplies: 30},
 			{Name: bench.PhaseSettle, Seconds: 5},
@@ -131,11 +123,20 @@ func TestBenchFrom(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := rep.WriteJSON(filepath.Join(dir, "bench.json")); err != nil {
+	// What the run printed: the run writes its results with the same
+	// function.
+	var ran strings.Builder
+	if err := bench.WriteResults(rep, dir, &ran); err != nil {
 		t.Fatal(err)
 	}
-	r := p.mustRun("bench", "-from", filepath.Join(dir, "bench.json"))
-	for _, want := range []string{"command: nomadfork bench -quick", "fork: 1 run(s)", "Node.UpdateAlloc RPCs", "0.88"} {
+	saved := filepath.Join(dir, "bench.json")
+	r := p.mustRun("bench", "-from", saved)
+	if r.stdout != ran.String() {
+		t.Errorf("-from prints another table than the run:\n%s\nrun:\n%s", r.stdout, ran.String())
+	}
+	for _, want := range []string{"command: nomadfork bench -quick", "fork: 1 run(s); Nomad v1.0.0+fork.1 (revision fedcba987654)",
+		"× v1.0.0", "0.88", "multi topology (3 server(s), 3 clients)", "WARNING: load above the 2 cores",
+		"MISSED  fork Node.UpdateAlloc RPCs ≤ v1.0.2's"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, r.stdout)
 		}
@@ -144,5 +145,11 @@ func TestBenchFrom(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
+	}
+
+	// The pin moves on: the saved run still reads against v1.0.0.
+	p.pin("v1.0.2", true)
+	if again := p.mustRun("bench", "-from", saved); again.stdout != ran.String() {
+		t.Errorf("after a pin change -from prints:\n%s\nwant:\n%s", again.stdout, ran.String())
 	}
 }

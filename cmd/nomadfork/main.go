@@ -17,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
@@ -65,7 +66,7 @@ var commands = []command{
 	{"status", "read-only: how each patch fares against newer upstream versions", runStatus, true},
 	{"export", "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox", runExport, true},
 	{"sandbox", "run a command inside the private network/mount/pid sandbox", runSandbox, false},
-	{"bench", "measure alloc-update traffic and deployment times of a real cluster", runBench, false},
+	{"bench", "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)", runBench, false},
 }
 
 func usage() string {
@@ -81,8 +82,8 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
 		os.Exit(sandbox.Init(os.Args[2:]))
 	}
-	if len(os.Args) > 1 && os.Args[1] == benchRunArg {
-		os.Exit(benchScenarioMain(os.Args[2:]))
+	if len(os.Args) > 1 && os.Args[1] == bench.RunArg {
+		os.Exit(bench.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {

@@ -3,6 +3,8 @@ package bench
 import (
 	"math"
 	"sort"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
 )
 
 // Figure is one row of the report: how to read a number from a run.
@@ -39,6 +41,21 @@ func clientFigure(f func(p *Phase) float64) func(r *Run) (float64, bool) {
 	}
 }
 
+// bytesFigure sums a link counter over the run's phases, in MB; absent on
+// the single topology.
+func bytesFigure(f func(c *cluster.LinkCounters) uint64) func(r *Run) (float64, bool) {
+	return func(r *Run) (float64, bool) {
+		var t float64
+		for _, p := range r.Phases {
+			if p.ClientBytes == nil {
+				return 0, false
+			}
+			t += float64(f(p.ClientBytes))
+		}
+		return t / 1e6, len(r.Phases) > 0
+	}
+}
+
 // Figures are the report's rows, in order. Totals are over the three
 // phases (initial, rolling, settle).
 var Figures = []Figure{
@@ -60,13 +77,28 @@ var Figures = []Figure{
 		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return p.FSMAllocClientUpdates }) })},
 	{Key: "client_status_transitions", Name: "ClientStatus transitions",
 		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return float64(p.Transitions) }) })},
-	{Key: "server_cpu_seconds", Name: "server CPU", Unit: "s", Float: true,
+	{Key: "client_sent_mb", Name: "client→server bytes", Unit: "MB", Float: true,
+		Get: bytesFigure(func(c *cluster.LinkCounters) uint64 { return c.Sent })},
+	{Key: "client_received_mb", Name: "server→client bytes", Unit: "MB", Float: true,
+		Get: bytesFigure(func(c *cluster.LinkCounters) uint64 { return c.Received })},
+	{Key: "server_cpu_seconds", Name: "server CPU (all)", Unit: "s", Float: true,
 		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return p.ServerCPU }) })},
-	{Key: "client_cpu_seconds", Name: "client CPU (3 agents)", Unit: "s", Float: true,
+	{Key: "leader_cpu_seconds", Name: "leader CPU", Unit: "s", Float: true,
+		Get: func(r *Run) (float64, bool) {
+			var t float64
+			for _, p := range r.Phases {
+				if p.LeaderCPU == nil {
+					return 0, false
+				}
+				t += *p.LeaderCPU
+			}
+			return t, len(r.Phases) > 0
+		}},
+	{Key: "client_cpu_seconds", Name: "client CPU (all)", Unit: "s", Float: true,
 		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return p.ClientCPU }) })},
 	{Key: "client_rpcs_urgent", Name: "client RPCs: urgent",
 		Get: clientFigure(func(p *Phase) float64 { return p.ClientRPCs["urgent"] })},
-	{Key: "client_rpcs_tick", Name: "client RPCs: 5th tick",
+	{Key: "client_rpcs_tick", Name: "client RPCs: tick",
 		Get: clientFigure(func(p *Phase) float64 { return p.ClientRPCs["tick"] })},
 	{Key: "client_rpcs_retry", Name: "client RPCs: retry",
 		Get: clientFigure(func(p *Phase) float64 { return p.ClientRPCs["retry"] })},

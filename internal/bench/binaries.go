@@ -28,6 +28,10 @@ type Binary struct {
 	Source string `json:"source"`
 	// Variant marks binaries given with -variant.
 	Variant bool `json:"variant,omitempty"`
+	// Version and Revision are what the binary's `nomad version` said in
+	// the runs, so a saved report names them after the binaries are gone.
+	Version  string `json:"version,omitempty"`
+	Revision string `json:"revision,omitempty"`
 }
 
 // Builder builds or reuses the bench's binaries. It never changes the work

@@ -15,15 +15,6 @@ import (
 // HeadlineFigures are the figures of the headline chart.
 var HeadlineFigures = []string{"update_alloc_rpcs", "raft_applies", "initial_seconds", "rolling_seconds"}
 
-// HeadlineGoals are the fork's goals as ratios to the base (issue 7), drawn
-// as marks on the headline chart.
-var HeadlineGoals = map[string]float64{
-	"update_alloc_rpcs": 0.65,
-	"raft_applies":      0.75,
-	"initial_seconds":   1.05,
-	"rolling_seconds":   1.05,
-}
-
 var headlineNames = map[string]string{
 	"update_alloc_rpcs": "UpdateAlloc RPCs",
 	"raft_applies":      "Raft applies",
@@ -42,7 +33,7 @@ type pointsWithErrors struct {
 // to base's median, with its min–max range, and a line at 1.
 func HeadlineChart(r *Report, base, file string) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Nomad alloc-update traffic and deployment time, N=%d, %d round(s); ratio to %s (median, min–max)", r.Count, r.Rounds, base)
+	p.Title.Text = fmt.Sprintf("Alloc-update traffic and deployment time, %s, N=%d, %d round(s); ratio to %s (median, min–max)", shapeOf(r), r.Count, r.Rounds, base)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.Y.Label.Text = "× " + base + " median"
 	p.Add(plotter.NewGrid())
@@ -91,22 +82,6 @@ func HeadlineChart(r *Report, base, file string) error {
 		p.Add(sc, eb)
 		p.Legend.Add(s.Label, sc)
 	}
-	for fi, k := range HeadlineFigures {
-		g, ok := HeadlineGoals[k]
-		if !ok {
-			continue
-		}
-		mark, err := plotter.NewLine(plotter.XYs{{X: float64(fi) - 0.45, Y: g}, {X: float64(fi) + 0.45, Y: g}})
-		if err != nil {
-			return err
-		}
-		mark.LineStyle.Width = vg.Points(1.5)
-		mark.LineStyle.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
-		p.Add(mark)
-		if fi == 0 {
-			p.Legend.Add("fork goal", mark)
-		}
-	}
 	one := plotter.NewFunction(func(float64) float64 { return 1 })
 	one.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	one.LineStyle.Color = color.Gray{Y: 96}
@@ -124,7 +99,7 @@ func HeadlineChart(r *Report, base, file string) error {
 // min–max bars) against rolling deployment time.
 func TradeoffChart(r *Report, file string) error {
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Tradeoff: Node.UpdateAlloc RPCs vs rolling deployment time (N=%d, median, min–max)", r.Count)
+	p.Title.Text = fmt.Sprintf("Node.UpdateAlloc RPCs vs rolling deployment time (%s, N=%d, %d rounds: median, min–max)", shapeOf(r), r.Count, r.Rounds)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.X.Label.Text = "rolling deployment (s)"
 	p.Y.Label.Text = "Node.UpdateAlloc RPCs (whole run)"
@@ -188,4 +163,12 @@ type lowerLeftNote string
 func (n lowerLeftNote) Plot(c draw.Canvas, p *plot.Plot) {
 	sty := draw.TextStyle{Color: color.Gray{Y: 96}, Font: p.X.Tick.Label.Font, Handler: p.X.Tick.Label.Handler}
 	c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(6), Y: c.Min.Y + vg.Points(6)}, string(n))
+}
+
+// shapeOf names the report's cluster for a chart's title.
+func shapeOf(r *Report) string {
+	if r.Topology == "" {
+		return "1 server, 3 clients"
+	}
+	return fmt.Sprintf("%d server(s), %d clients", r.Servers, r.Clients)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strings"
 	"time"
@@ -15,12 +14,26 @@ import (
 
 // Report is everything one bench invocation measured; it is written as JSON.
 type Report struct {
-	Date      time.Time `json:"date"`
-	Command   string    `json:"command"`
-	Machine   string    `json:"machine"`
-	Count     int       `json:"count"`
-	Rounds    int       `json:"rounds"`
-	Settle    string    `json:"settle"`
+	Date    time.Time `json:"date"`
+	Command string    `json:"command"`
+	Machine string    `json:"machine"`
+	// Cores is the machine's core count, against which load averages are
+	// judged.
+	Cores  int    `json:"cores,omitempty"`
+	Count  int    `json:"count"`
+	Rounds int    `json:"rounds"`
+	Settle string `json:"settle"`
+	// Topology, Servers and Clients are the cluster's shape.
+	Topology string `json:"topology,omitempty"`
+	Servers  int    `json:"servers,omitempty"`
+	Clients  int    `json:"clients,omitempty"`
+	// Base, Fork and Ref are the labels of the unpatched pinned version
+	// (ratios are to its medians), the fork and the newer upstream version
+	// the goals compare with: the report is redrawn with these, whatever
+	// the pin says later.
+	Base      string    `json:"base,omitempty"`
+	Fork      string    `json:"fork,omitempty"`
+	Ref       string    `json:"ref,omitempty"`
 	Seconds   float64   `json:"seconds"`
 	Binaries  []Binary  `json:"binaries"`
 	Runs      []Run     `json:"runs"`
@@ -37,6 +50,50 @@ func (r *Report) Summary(label string) *Summary {
 		}
 	}
 	return nil
+}
+
+// BaseLabel is the label ratios are to: Base, or for reports written
+// before it was recorded, the first binary's (the bench always put the base
+// first).
+func (r *Report) BaseLabel() string {
+	if r.Base != "" {
+		return r.Base
+	}
+	if len(r.Binaries) > 0 {
+		return r.Binaries[0].Label
+	}
+	return ""
+}
+
+// ForkLabel is the fork's label (ForkLabel for older reports).
+func (r *Report) ForkLabel() string {
+	if r.Fork != "" {
+		return r.Fork
+	}
+	return ForkLabel
+}
+
+// RefLabel is the reference version's label (RefVersion for older
+// reports).
+func (r *Report) RefLabel() string {
+	if r.Ref != "" {
+		return r.Ref
+	}
+	return RefVersion
+}
+
+// fillBinaryVersions copies each binary's version and revision from its
+// first run that has them.
+func (r *Report) fillBinaryVersions() {
+	for i := range r.Binaries {
+		b := &r.Binaries[i]
+		for _, run := range r.Runs {
+			if run.Label == b.Label && run.Version != "" {
+				b.Version, b.Revision = run.Version, run.Revision
+				break
+			}
+		}
+	}
 }
 
 // WriteJSON writes the report to file atomically.
@@ -63,6 +120,9 @@ func ReadReport(file string) (*Report, error) {
 
 // formatValue prints v as the figure prints.
 func formatValue(f Figure, v float64) string {
+	if f.Unit == "MB" {
+		return fmt.Sprintf("%.2f", v)
+	}
 	if f.Float {
 		return fmt.Sprintf("%.1f", v)
 	}
@@ -78,19 +138,26 @@ func WriteTable(w io.Writer, r *Report, base string) {
 			head += fmt.Sprintf(", %d failed", s.Failed)
 		}
 		for _, b := range r.Binaries {
-			if b.Label == s.Label {
-				src := b.Source
-				if src != "external" {
-					src = "commit " + short(src)
+			if b.Label != s.Label {
+				continue
+			}
+			if b.Version != "" {
+				head += "; " + b.Version
+				if b.Revision != "" {
+					head += " (revision " + short(b.Revision) + ")"
 				}
-				head += fmt.Sprintf("; %s (%s)", b.Path, src)
-				if b.Variant {
-					head += " [variant]"
-				}
+			}
+			src := b.Source
+			if src != "external" {
+				src = "commit " + short(src)
+			}
+			head += fmt.Sprintf("; %s (%s)", b.Path, src)
+			if b.Variant {
+				head += " [variant]"
 			}
 		}
 		fmt.Fprintln(w, head)
-		fmt.Fprintf(w, "  %-26s %10s %s %10s\n", "figure", "median", pad("min–max", 17), "× "+base)
+		fmt.Fprintf(w, "  %-26s %10s %s %10s\n", "figure", "median", pad("min–max", 19), "× "+base)
 		for _, f := range Figures {
 			st, ok := s.Stats[f.Key]
 			if !ok {
@@ -106,10 +173,49 @@ func WriteTable(w io.Writer, r *Report, base string) {
 				ratio = fmt.Sprintf("%.2f", *st.Ratio)
 			}
 			rng := formatValue(f, st.Min) + "–" + formatValue(f, st.Max) + unit
-			fmt.Fprintf(w, "  %-26s %10s %s %10s\n", f.Name, formatValue(f, st.Median)+unit, pad(rng, 17), ratio)
+			fmt.Fprintf(w, "  %-26s %10s %s %10s\n", f.Name, formatValue(f, st.Median)+unit, pad(rng, 19), ratio)
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// WriteRounds writes, per round, the machine's load: the highest 1-minute
+// load average of the round's runs (before each run and at its phase
+// edges) and the cores other processes used, with a warning when the load
+// average exceeded the core count.
+func WriteRounds(w io.Writer, r *Report) {
+	if r.Rounds == 0 || len(r.Runs) == 0 {
+		return
+	}
+	cores := r.Cores
+	fmt.Fprintf(w, "Load per round (highest 1-minute load average; cores used by other processes than the bench's runs, mean over the round):\n")
+	for round := 1; round <= r.Rounds; round++ {
+		maxLoad, other, n := 0.0, 0.0, 0
+		var labels []string
+		for _, run := range r.Runs {
+			if run.Round != round {
+				continue
+			}
+			labels = append(labels, run.Label)
+			maxLoad = max(maxLoad, run.MaxLoad())
+			if run.OtherCores != nil {
+				other += *run.OtherCores
+				n++
+			}
+		}
+		if len(labels) == 0 {
+			continue
+		}
+		line := fmt.Sprintf("  round %d (%s): load %.1f", round, strings.Join(labels, ", "), maxLoad)
+		if n > 0 {
+			line += fmt.Sprintf(", others %.2f cores", other/float64(n))
+		}
+		if cores > 0 && maxLoad > float64(cores) {
+			line += fmt.Sprintf("  WARNING: load above the %d cores", cores)
+		}
+		fmt.Fprintln(w, line)
+	}
+	fmt.Fprintln(w)
 }
 
 // Goal is one of the issue's goals, reported, never asserted.
@@ -117,68 +223,78 @@ type Goal struct {
 	What   string   `json:"what"`
 	Limit  float64  `json:"limit,omitempty"`
 	Value  *float64 `json:"value,omitempty"`
-	Ref    *float64 `json:"reference,omitempty"` // the same ratio for the reference version
 	Met    *bool    `json:"met,omitempty"`
 	Detail string   `json:"detail,omitempty"`
 }
 
-// Goals evaluates the fork's goals against base and the reference version
-// on the report's medians: traffic and deployment ratios, and that the
-// fork is not dominated by the reference on the tradeoff chart.
-func Goals(r *Report, base, fork, ref string) []Goal {
-	f := r.Summary(fork)
-	if f == nil || r.Summary(base) == nil {
+// Goals evaluates, for the fork and every variant, on the report's medians,
+// whether it dominates the reference version: RPCs and Raft applies no more
+// than the reference's, both deployment phases no slower than base's.
+func Goals(r *Report) []Goal {
+	base, ref := r.BaseLabel(), r.RefLabel()
+	rf := r.Summary(ref)
+	if r.Summary(base) == nil {
 		return nil
 	}
-	rf := r.Summary(ref)
 	var goals []Goal
-	for _, g := range []struct {
-		key   string
-		what  string
-		limit float64
-	}{
-		{"update_alloc_rpcs", "Node.UpdateAlloc RPCs", 0.65},
-		{"raft_applies", "Raft applies", 0.75},
-		{"initial_seconds", "initial deployment time", 1.05},
-		{"rolling_seconds", "rolling deployment time", 1.05},
-	} {
-		goal := Goal{What: fmt.Sprintf("%s %s ≤ %.2f × %s", fork, g.what, g.limit, base), Limit: g.limit}
-		if st, ok := f.Stats[g.key]; ok && st.Ratio != nil {
-			v := *st.Ratio
-			met := v <= g.limit
-			goal.Value, goal.Met = &v, &met
+	for _, s := range r.Summaries {
+		if s.Label != r.ForkLabel() && !s.Variant {
+			continue
 		}
-		if rf != nil {
-			if st, ok := rf.Stats[g.key]; ok && st.Ratio != nil {
-				v := *st.Ratio
-				goal.Ref = &v
+		var checks []Goal
+		for _, g := range []struct{ key, what string }{
+			{"update_alloc_rpcs", "Node.UpdateAlloc RPCs"},
+			{"raft_applies", "Raft applies"},
+		} {
+			goal := Goal{What: fmt.Sprintf("%s %s ≤ %s's", s.Label, g.what, ref), Limit: 1}
+			st, ok1 := s.Stats[g.key]
+			if rf != nil {
+				rs, ok2 := rf.Stats[g.key]
+				if ok1 && ok2 && rs.Median > 0 {
+					v := st.Median / rs.Median
+					met := st.Median <= rs.Median
+					goal.Value, goal.Met = &v, &met
+					goal.Detail = fmt.Sprintf("%.0f vs %.0f", st.Median, rs.Median)
+				}
 			}
+			checks = append(checks, goal)
 		}
-		goals = append(goals, goal)
-	}
-	if rf != nil {
-		goal := Goal{What: fmt.Sprintf("%s not dominated by %s (fewer RPCs or a faster rolling deployment)", fork, ref)}
-		fr, ok1 := f.Stats["update_alloc_rpcs"]
-		fd, ok2 := f.Stats["rolling_seconds"]
-		rr, ok3 := rf.Stats["update_alloc_rpcs"]
-		rd, ok4 := rf.Stats["rolling_seconds"]
-		if ok1 && ok2 && ok3 && ok4 {
-			met := fr.Median < rr.Median || fd.Median < rd.Median
-			goal.Met = &met
-			goal.Detail = fmt.Sprintf("%s %.0f RPCs / %.1f s rolling; %s %.0f RPCs / %.1f s", fork, fr.Median, fd.Median, ref, rr.Median, rd.Median)
+		for _, g := range []struct{ key, what string }{
+			{"initial_seconds", "initial deployment"},
+			{"rolling_seconds", "rolling deployment"},
+		} {
+			goal := Goal{What: fmt.Sprintf("%s %s ≤ 1.00 × %s", s.Label, g.what, base), Limit: 1}
+			if st, ok := s.Stats[g.key]; ok && st.Ratio != nil {
+				v := *st.Ratio
+				met := v <= 1
+				goal.Value, goal.Met = &v, &met
+			}
+			checks = append(checks, goal)
 		}
-		goals = append(goals, goal)
+		all := Goal{What: fmt.Sprintf("%s dominates %s (all four)", s.Label, ref)}
+		met := true
+		for _, c := range checks {
+			if c.Met == nil {
+				all.Met = nil
+				met = false
+				break
+			}
+			met = met && *c.Met
+			all.Met = &met
+		}
+		goals = append(goals, checks...)
+		goals = append(goals, all)
 	}
 	return goals
 }
 
 // WriteGoals writes the goals, one a line.
-func WriteGoals(w io.Writer, r *Report, ref string) {
+func WriteGoals(w io.Writer, r *Report) {
 	goals := r.Goals
 	if len(goals) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "Goals (set for N=300, medians of 3 rounds; this run: N=%d, %d round(s); reported, not asserted):\n", r.Count, r.Rounds)
+	fmt.Fprintf(w, "Goals (on medians; N=%d, %d round(s); reported, not asserted):\n", r.Count, r.Rounds)
 	for _, g := range goals {
 		status := "n/a"
 		if g.Met != nil {
@@ -191,11 +307,8 @@ func WriteGoals(w io.Writer, r *Report, ref string) {
 		if g.Value != nil {
 			line += fmt.Sprintf(": %.3f", *g.Value)
 		}
-		if g.Ref != nil {
-			line += fmt.Sprintf(" (%s: %.3f)", ref, *g.Ref)
-		}
 		if g.Detail != "" {
-			line += ": " + g.Detail
+			line += " (" + g.Detail + ")"
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -238,12 +351,4 @@ func pad(s string, width int) string {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
-}
-
-// ratioOrNaN returns the stat's ratio, or NaN.
-func ratioOrNaN(st Stat, ok bool) float64 {
-	if !ok || st.Ratio == nil {
-		return math.NaN()
-	}
-	return *st.Ratio
 }

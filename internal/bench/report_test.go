@@ -13,13 +13,15 @@ func fakeReport() *Report {
 		fakeRun("fork", 1, 120, 200, 12.2, 25, true),
 		fakeRun("v1.6.1", 1, 107, 164, 12.2, 28.1, false),
 		fakeRun("urgent-health", 1, 150, 200, 11, 22, true),
+		fakeRun("dedupe", 1, 100, 160, 11.5, 25, true),
 	}
-	r := &Report{Count: 300, Rounds: 1, Runs: runs, Binaries: []Binary{
-		{Label: "v1.5.3", Path: "/b/v1.5.3/nomad", Source: "0690e6c70451deadbeef"},
+	r := &Report{Count: 300, Rounds: 1, Runs: runs, Base: "v1.5.3", Fork: "fork", Ref: "v1.6.1", Binaries: []Binary{
+		{Label: "v1.5.3", Path: "/b/v1.5.3/nomad", Source: "0690e6c70451deadbeef", Version: "Nomad v1.5.3", Revision: "434f7a1745c624bdb8b8b1fd0ee1ab8b1df3bcbd"},
 		{Label: "urgent-health", Path: "/tmp/nomad", Source: "external", Variant: true},
+		{Label: "dedupe", Path: "/tmp/dedupe", Source: "external", Variant: true},
 	}}
-	r.Summaries = Aggregate(runs, []string{"v1.5.3", "fork", "v1.6.1", "urgent-health"}, map[string]bool{"urgent-health": true}, "v1.5.3")
-	r.Goals = Goals(r, "v1.5.3", "fork", "v1.6.1")
+	r.Summaries = Aggregate(runs, []string{"v1.5.3", "fork", "v1.6.1", "urgent-health", "dedupe"}, map[string]bool{"urgent-health": true, "dedupe": true}, "v1.5.3")
+	r.Goals = Goals(r)
 	return r
 }
 
@@ -29,7 +31,7 @@ func TestWriteTable(t *testing.T) {
 	WriteTable(&b, r, "v1.5.3")
 	out := b.String()
 	for _, want := range []string{
-		"v1.5.3: 1 run(s); /b/v1.5.3/nomad (commit 0690e6c70451)",
+		"v1.5.3: 1 run(s); Nomad v1.5.3 (revision 434f7a1745c6); /b/v1.5.3/nomad (commit 0690e6c70451)",
 		"urgent-health: 1 run(s); /tmp/nomad (external) [variant]",
 		"Node.UpdateAlloc RPCs",
 		"0.60", // fork RPCs 120/200
@@ -52,8 +54,8 @@ func TestWriteTable(t *testing.T) {
 
 func TestGoals(t *testing.T) {
 	r := fakeReport()
-	if len(r.Goals) != 5 {
-		t.Fatalf("%d goals", len(r.Goals))
+	if len(r.Goals) != 15 {
+		t.Fatalf("%d goals, want 5 each for the fork and two variants", len(r.Goals))
 	}
 	met := map[string]bool{}
 	for _, g := range r.Goals {
@@ -62,23 +64,51 @@ func TestGoals(t *testing.T) {
 		}
 		met[g.What] = *g.Met
 	}
-	if !met["fork Node.UpdateAlloc RPCs ≤ 0.65 × v1.5.3"] || met["fork Raft applies ≤ 0.75 × v1.5.3"] {
-		t.Errorf("goals %v", met)
-	}
-	if !met["fork not dominated by v1.6.1 (fewer RPCs or a faster rolling deployment)"] {
-		t.Errorf("fork is faster than v1.6.1: %v", met)
-	}
-	if g := r.Goals[0]; g.Ref == nil || *g.Ref != 107.0/200 {
-		t.Errorf("reference ratio %v", g.Ref)
+	for what, want := range map[string]bool{
+		"fork Node.UpdateAlloc RPCs ≤ v1.6.1's":     false, // 120 vs 107
+		"fork rolling deployment ≤ 1.00 × v1.5.3":   true,  // 25 vs 26
+		"fork initial deployment ≤ 1.00 × v1.5.3":   false, // 12.2 vs 12
+		"fork dominates v1.6.1 (all four)":          false,
+		"urgent-health dominates v1.6.1 (all four)": false,
+		"dedupe Raft applies ≤ v1.6.1's":            true, // 160 vs 164
+		"dedupe dominates v1.6.1 (all four)":        true,
+		"v1.6.1 dominates v1.6.1 (all four)":        false, // absent: not a candidate
+	} {
+		if met[what] != want {
+			t.Errorf("%s: met %v, want %v", what, met[what], want)
+		}
 	}
 	var b bytes.Buffer
-	WriteGoals(&b, r, "v1.6.1")
-	if !strings.Contains(b.String(), "MISSED  fork Raft applies ≤ 0.75 × v1.5.3: 0.769 (v1.6.1: 0.631)") ||
-		!strings.Contains(b.String(), "met     fork Node.UpdateAlloc RPCs ≤ 0.65 × v1.5.3: 0.600 (v1.6.1: 0.535)") {
-		t.Errorf("goals text:\n%s", b.String())
+	WriteGoals(&b, r)
+	for _, want := range []string{
+		"MISSED  fork Node.UpdateAlloc RPCs ≤ v1.6.1's: 1.121 (120 vs 107)",
+		"met     dedupe dominates v1.6.1 (all four)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("goals text lacks %q:\n%s", want, b.String())
+		}
 	}
-	if Goals(&Report{}, "v1.5.3", "fork", "v1.6.1") != nil {
+	if Goals(&Report{}) != nil {
 		t.Error("goals without runs")
+	}
+}
+
+func TestWriteRounds(t *testing.T) {
+	r := fakeReport()
+	r.Cores = 2
+	other := 0.5
+	r.Runs[0].LoadAvg = []float64{1.5, 1.9}
+	r.Runs[0].OtherCores = &other
+	var b bytes.Buffer
+	WriteRounds(&b, r)
+	if !strings.Contains(b.String(), "round 1 (v1.5.3, fork, v1.6.1, urgent-health, dedupe): load 1.9, others 0.50 cores\n") {
+		t.Errorf("rounds:\n%s", b.String())
+	}
+	r.Runs[2].LoadAvg = []float64{7}
+	b.Reset()
+	WriteRounds(&b, r)
+	if !strings.Contains(b.String(), "load 7.0, others 0.50 cores  WARNING: load above the 2 cores") {
+		t.Errorf("no warning:\n%s", b.String())
 	}
 }
 
@@ -92,7 +122,7 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Runs) != 4 || got.Summary("fork") == nil || *got.Summary("fork").Stats["update_alloc_rpcs"].Ratio != 0.6 {
+	if len(got.Runs) != 5 || got.Summary("fork") == nil || *got.Summary("fork").Stats["update_alloc_rpcs"].Ratio != 0.6 {
 		t.Errorf("round trip lost data: %+v", got.Summary("fork"))
 	}
 }

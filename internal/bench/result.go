@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
 )
 
 // Phase names, in order.
@@ -18,7 +20,9 @@ var Phases = []string{PhaseInitial, PhaseRolling, PhaseSettle}
 // Snapshot is what the bench reads at a phase edge.
 type Snapshot struct {
 	At time.Time `json:"at"`
-	// Server holds the server's counters by metric name (absent metrics
+	// Leader is the server the counters were read from.
+	Leader string `json:"leader,omitempty"`
+	// Server holds the leader's counters by metric name (absent metrics
 	// are missing).
 	Server map[string]float64 `json:"server"`
 	// ClientRPCs, ClientSent and ClientBuffered are the fork's client
@@ -26,9 +30,19 @@ type Snapshot struct {
 	ClientRPCs     map[string]float64 `json:"client_rpcs,omitempty"`
 	ClientSent     map[string]float64 `json:"client_sent,omitempty"`
 	ClientBuffered *float64           `json:"client_buffered,omitempty"`
-	ServerCPU      CPU                `json:"server_cpu"`
-	ClientCPU      CPU                `json:"client_cpu"`
-	Transitions    int                `json:"transitions"`
+	// ServerCPU and ClientCPU are summed over the servers and clients;
+	// LeaderCPU is the leader's own.
+	ServerCPU   CPU     `json:"server_cpu"`
+	LeaderCPU   float64 `json:"leader_cpu"`
+	ClientCPU   CPU     `json:"client_cpu"`
+	Transitions int     `json:"transitions"`
+	// LinksBefore and LinksAfter are the clients' link counters (summed)
+	// before and after the bench scraped the clients; nil on the single
+	// topology, where clients have no links of their own.
+	LinksBefore *cluster.LinkCounters `json:"links_before,omitempty"`
+	LinksAfter  *cluster.LinkCounters `json:"links_after,omitempty"`
+	// Load1 is the machine's 1-minute load average.
+	Load1 float64 `json:"load1"`
 }
 
 // Phase is the difference of two snapshots: the figures of one phase.
@@ -41,6 +55,13 @@ type Phase struct {
 	RaftApplies           float64 `json:"raft_applies"`
 	FSMAllocClientUpdates float64 `json:"fsm_alloc_client_updates"`
 	ServerCPU             float64 `json:"server_cpu_seconds"`
+	// LeaderCPU is the leader's CPU seconds; nil when the leader changed
+	// during the phase.
+	LeaderCPU *float64 `json:"leader_cpu_seconds,omitempty"`
+	// ClientBytes are the bytes the clients' hosts sent (RPCs to the
+	// servers) and received (the servers' answers, allocations pulled) on
+	// their links, IP and TCP headers included; nil on the single topology.
+	ClientBytes *cluster.LinkCounters `json:"client_link_bytes,omitempty"`
 	// ClientCPU is the client agents' own CPU seconds; ClientTreeCPU adds
 	// their children (a logmon process per task).
 	ClientCPU     float64 `json:"client_cpu_seconds"`
@@ -67,30 +88,41 @@ func Diff(name string, a, b Snapshot) Phase {
 		}
 		return d
 	}
-	p.UpdateAllocRPCs = counter(MetricUpdateAlloc)
-	p.RaftApplies = counter(MetricRaftApply)
-	p.FSMAllocClientUpdates = counter(MetricFSMAllocClientUpdate)
+	if a.Leader != b.Leader {
+		p.Notes = append(p.Notes, fmt.Sprintf("the leader changed from %s to %s: its counters are %s's alone", a.Leader, b.Leader, b.Leader))
+	}
+	p.UpdateAllocRPCs = counter(cluster.MetricUpdateAlloc)
+	p.RaftApplies = counter(cluster.MetricRaftApply)
+	p.FSMAllocClientUpdates = counter(cluster.MetricFSMAllocClientUpdate)
 	p.ServerCPU = b.ServerCPU.Self - a.ServerCPU.Self
+	if a.Leader == b.Leader {
+		cpu := b.LeaderCPU - a.LeaderCPU
+		p.LeaderCPU = &cpu
+	}
+	if a.LinksAfter != nil && b.LinksBefore != nil {
+		bytes := b.LinksBefore.Sub(*a.LinksAfter)
+		p.ClientBytes = &bytes
+	}
 	p.ClientCPU = b.ClientCPU.Self - a.ClientCPU.Self
 	p.ClientTreeCPU = b.ClientCPU.Tree - a.ClientCPU.Tree
 	p.Transitions = b.Transitions - a.Transitions
 	if a.ClientRPCs != nil || b.ClientRPCs != nil {
 		p.ClientRPCs = map[string]float64{}
-		for _, k := range union(Triggers, a.ClientRPCs, b.ClientRPCs) {
+		for _, k := range union(cluster.Triggers, a.ClientRPCs, b.ClientRPCs) {
 			d, note := delta(a.ClientRPCs, b.ClientRPCs, k)
 			p.ClientRPCs[k] = d
 			if note != "" {
-				p.Notes = append(p.Notes, "client "+MetricClientUpdateRPCs+" "+note)
+				p.Notes = append(p.Notes, "client "+cluster.MetricClientUpdateRPCs+" "+note)
 			}
 		}
 	}
 	if a.ClientSent != nil || b.ClientSent != nil {
 		p.ClientSent = map[string]float64{}
-		for _, k := range union(Priorities, a.ClientSent, b.ClientSent) {
+		for _, k := range union(cluster.Priorities, a.ClientSent, b.ClientSent) {
 			d, note := delta(a.ClientSent, b.ClientSent, k)
 			p.ClientSent[k] = d
 			if note != "" {
-				p.Notes = append(p.Notes, "client "+MetricClientUpdatesSent+" "+note)
+				p.Notes = append(p.Notes, "client "+cluster.MetricClientUpdatesSent+" "+note)
 			}
 		}
 	}
@@ -126,11 +158,15 @@ func union(keys []string, maps ...map[string]float64) []string {
 
 // Run is the result of one scenario run.
 type Run struct {
-	Label   string `json:"label"`
-	Round   int    `json:"round"`
-	Binary  string `json:"binary"`
-	Version string `json:"version,omitempty"` // `nomad version`, run in the sandbox
-	Count   int    `json:"count"`
+	Label  string `json:"label"`
+	Round  int    `json:"round"`
+	Binary string `json:"binary"`
+	// Version and Revision are what `nomad version` says, run in the
+	// sandbox.
+	Version  string `json:"version,omitempty"`
+	Revision string `json:"revision,omitempty"`
+	Count    int    `json:"count"`
+	Topology string `json:"topology,omitempty"`
 	// StartupSeconds is how long the cluster took to be ready.
 	StartupSeconds float64   `json:"startup_seconds"`
 	TotalSeconds   float64   `json:"total_seconds"`
@@ -139,6 +175,23 @@ type Run struct {
 	Error          string    `json:"error,omitempty"`
 	// Attempt is 1, or 2 when the first attempt failed and was retried.
 	Attempt int `json:"attempt,omitempty"`
+	// LoadAvg is the machine's 1-minute load average before the run and
+	// at each phase edge.
+	LoadAvg []float64 `json:"load_avg,omitempty"`
+	// OtherCores is how many cores the machine's other processes (not
+	// this run's sandbox) used on average during the run.
+	OtherCores *float64 `json:"other_cores,omitempty"`
+}
+
+// MaxLoad returns the highest load average of the run, 0 for none.
+func (r *Run) MaxLoad() float64 {
+	m := 0.0
+	for _, l := range r.LoadAvg {
+		if l > m {
+			m = l
+		}
+	}
+	return m
 }
 
 // Phase returns the named phase, or nil.

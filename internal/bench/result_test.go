@@ -3,6 +3,8 @@ package bench
 import (
 	"testing"
 	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
 )
 
 func TestDiff(t *testing.T) {
@@ -10,20 +12,28 @@ func TestDiff(t *testing.T) {
 	two := 2.0
 	a := Snapshot{
 		At:          t0,
-		Server:      map[string]float64{MetricUpdateAlloc: 10, MetricRaftApply: 50},
+		Server:      map[string]float64{cluster.MetricUpdateAlloc: 10, cluster.MetricRaftApply: 50},
 		ServerCPU:   CPU{Self: 1, Tree: 1},
 		ClientCPU:   CPU{Self: 3, Tree: 7},
 		Transitions: 4,
+		Leader:      "server2",
+		LeaderCPU:   0.5,
+		LinksBefore: &cluster.LinkCounters{Sent: 100, Received: 1000},
+		LinksAfter:  &cluster.LinkCounters{Sent: 5100, Received: 1500},
 	}
 	b := Snapshot{
 		At:             t0.Add(12 * time.Second),
-		Server:         map[string]float64{MetricUpdateAlloc: 110, MetricRaftApply: 20, MetricFSMAllocClientUpdate: 90},
+		Server:         map[string]float64{cluster.MetricUpdateAlloc: 110, cluster.MetricRaftApply: 20, cluster.MetricFSMAllocClientUpdate: 90},
 		ServerCPU:      CPU{Self: 2.5, Tree: 2.5},
 		ClientCPU:      CPU{Self: 5, Tree: 12},
 		Transitions:    604,
 		ClientRPCs:     map[string]float64{"urgent": 70, "tick": 25},
 		ClientSent:     map[string]float64{"urgent": 300},
 		ClientBuffered: &two,
+		Leader:         "server2",
+		LeaderCPU:      1.25,
+		LinksBefore:    &cluster.LinkCounters{Sent: 25100, Received: 91500},
+		LinksAfter:     &cluster.LinkCounters{Sent: 30000, Received: 92000},
 	}
 	p := Diff(PhaseInitial, a, b)
 	if p.Seconds != 12 || p.UpdateAllocRPCs != 100 || p.FSMAllocClientUpdates != 90 {
@@ -41,8 +51,22 @@ func TestDiff(t *testing.T) {
 	if p.ClientSent["typical"] != 0 || p.ClientSent["urgent"] != 300 || *p.ClientBuffered != 2 {
 		t.Errorf("client sent %v", p.ClientSent)
 	}
+	if p.LeaderCPU == nil || *p.LeaderCPU != 0.75 {
+		t.Errorf("leader cpu %v", p.LeaderCPU)
+	}
+	// The bytes count from after a's scrapes to before b's.
+	if p.ClientBytes == nil || *p.ClientBytes != (cluster.LinkCounters{Sent: 20000, Received: 90000}) {
+		t.Errorf("client bytes %+v", p.ClientBytes)
+	}
+	b.Leader = "server3"
+	if p := Diff(PhaseInitial, a, b); p.LeaderCPU != nil || len(p.Notes) != 2 {
+		t.Errorf("a new leader: leader cpu %v, notes %q", p.LeaderCPU, p.Notes)
+	}
 	up := Diff(PhaseRolling, Snapshot{Server: map[string]float64{}}, Snapshot{Server: map[string]float64{}})
 	if up.ClientRPCs != nil || up.ClientSent != nil || up.ClientBuffered != nil {
 		t.Errorf("upstream phases have no client metrics: %+v", up)
+	}
+	if up.ClientBytes != nil {
+		t.Errorf("the single topology has no link bytes: %+v", up.ClientBytes)
 	}
 }

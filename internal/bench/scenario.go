@@ -7,107 +7,84 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )
 
 // JobID is the scenario's job.
 const JobID = "bench"
 
-// DefaultDataRoot is the mount point of the scenario's tmpfs for data dirs.
-const DefaultDataRoot = "/tmp/nomadfork-bench"
-
-// mountTmpfs mounts a fresh tmpfs at dir. Called only in the sandbox (after
-// sandbox.Verify), whose mount namespace has private propagation: the
-// machine never sees the mount, and it vanishes with the sandbox.
-func mountTmpfs(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", syscall.MS_NOSUID|syscall.MS_NODEV, "mode=0755,size=8g"); err != nil {
-		return fmt.Errorf("mounting a tmpfs for data dirs at %s: %w", dir, err)
-	}
-	return nil
-}
-
-// Options configure one scenario run.
-type Options struct {
-	Nomad string // the nomad binary
-	Dir   string // the run's directory: one subdirectory per agent
-	// DataRoot is where the agents' data dirs go: the scenario mounts a
-	// tmpfs there in the sandbox's private mount namespace, so data dirs
-	// cost no disk I/O, vanish with the sandbox, and their paths stay
-	// short enough for the unix sockets Nomad makes in them.
-	DataRoot string
-	Label    string
-	Round    int
-	Count    int           // the job's count
-	Clients  int           // client agents (3)
-	Settle   time.Duration // wait after the rolling deployment
-	// PhaseTimeout bounds each deployment; StartTimeout the cluster start.
-	PhaseTimeout time.Duration
-	StartTimeout time.Duration
-	Log          io.Writer
-}
-
-// Scenario is one run of the scenario: a cluster, the job, the snapshots.
-type Scenario struct {
-	opts    Options
-	server  *Agent
-	clients []*Agent
-	api     *Client
-	capi    []*Client
+// scenario is one run of the scenario: a cluster, the job, the snapshots.
+type scenario struct {
+	opts Options
+	log  io.Writer
+	c    *cluster.Cluster
 }
 
 // RunScenario runs the scenario once. It must run inside the sandbox: it
-// verifies the network namespace before it starts any agent.
-func RunScenario(ctx context.Context, opts Options) (*Run, error) {
+// verifies the network namespace before it starts any agent, and the
+// cluster checks every host's namespace before it starts any agent there.
+func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error) {
 	if err := sandbox.Verify(); err != nil {
 		return nil, fmt.Errorf("refusing to start agents outside the sandbox: %w", err)
 	}
-	if opts.Clients == 0 {
-		opts.Clients = 3
+	if err := opts.Validate(); err != nil {
+		return nil, err
 	}
 	if opts.DataRoot == "" {
 		opts.DataRoot = DefaultDataRoot
 	}
-	if err := mountTmpfs(opts.DataRoot); err != nil {
+	if err := cluster.MountTmpfs(opts.DataRoot); err != nil {
 		return nil, err
 	}
-	run := &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Count: opts.Count, Started: time.Now()}
+	run := &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Count: opts.Count,
+		Topology: string(opts.Topology), Started: time.Now()}
 	if out, err := exec.CommandContext(ctx, opts.Nomad, "version").Output(); err == nil {
-		run.Version = strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0])
+		run.Version, run.Revision = parseVersion(string(out))
 	}
-	s := &Scenario{opts: opts}
-	defer s.stop()
+	s := &scenario{opts: opts, log: log}
 	err := s.run(ctx, run)
+	if s.c != nil {
+		s.c.Stop()
+	}
 	run.TotalSeconds = time.Since(run.Started).Seconds()
 	return run, err
 }
 
-func (s *Scenario) logf(format string, args ...any) {
-	fmt.Fprintf(s.opts.Log, "    [%s r%d] %s\n", s.opts.Label, s.opts.Round, fmt.Sprintf(format, args...))
-}
-
-func (s *Scenario) agents() []*Agent {
-	var all []*Agent
-	if s.server != nil {
-		all = append(all, s.server)
+// parseVersion reads `nomad version`'s output: "Nomad v1.5.3+fork.1" on the
+// first line, "Revision <commit>" on a later one.
+func parseVersion(out string) (version, revision string) {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	version = strings.TrimSpace(lines[0])
+	for _, l := range lines[1:] {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "Revision "); ok {
+			revision = strings.TrimSpace(rest)
+		}
 	}
-	return append(all, s.clients...)
+	return version, revision
 }
 
-func (s *Scenario) run(ctx context.Context, run *Run) error {
+func (s *scenario) logf(format string, args ...any) {
+	fmt.Fprintf(s.log, "    [%s r%d] %s\n", s.opts.Label, s.opts.Round, fmt.Sprintf(format, args...))
+}
+
+func (s *scenario) run(ctx context.Context, run *Run) error {
 	start := time.Now()
-	if err := s.start(ctx); err != nil {
+	c, err := cluster.Start(ctx, cluster.Spec{
+		Topology: s.opts.Topology, Nomad: s.opts.Nomad, Dir: s.opts.Dir, DataRoot: s.opts.DataRoot,
+		Clients: s.opts.Clients, StartTimeout: s.opts.StartTimeout, Log: s.log,
+	})
+	if err != nil {
 		return err
 	}
+	s.c = c
 	run.StartupSeconds = time.Since(start).Seconds()
-	s.logf("cluster of 1 server and %d clients ready in %.1fs", s.opts.Clients, run.StartupSeconds)
+	s.logf("%s cluster of %d server(s) and %d clients ready in %.1fs", s.opts.Topology, len(c.Servers), len(c.Clients), run.StartupSeconds)
 
 	edges := make([]Snapshot, 0, 4)
 	snap := func() error {
@@ -116,6 +93,7 @@ func (s *Scenario) run(ctx context.Context, run *Run) error {
 			return err
 		}
 		edges = append(edges, sn)
+		run.LoadAvg = append(run.LoadAvg, sn.Load1)
 		return nil
 	}
 	if err := snap(); err != nil {
@@ -148,71 +126,26 @@ func (s *Scenario) run(ctx context.Context, run *Run) error {
 		}
 		run.Phases = append(run.Phases, p)
 	}
-	return checkAlive(s.agents())
-}
-
-// start starts the server, waits for its leadership, starts the clients
-// and waits until every client is ready with a healthy mock driver.
-func (s *Scenario) start(ctx context.Context) error {
-	specs := Cluster(s.opts.Dir, s.opts.DataRoot, s.opts.Clients)
-	var err error
-	if s.server, err = StartAgent(s.opts.Nomad, specs[0]); err != nil {
-		return err
-	}
-	s.api = NewClient(specs[0].HTTPAddr())
-	for _, spec := range specs[1:] {
-		a, err := StartAgent(s.opts.Nomad, spec)
-		if err != nil {
-			return err
-		}
-		s.clients = append(s.clients, a)
-		s.capi = append(s.capi, NewClient(spec.HTTPAddr()))
-	}
-	err = waitFor(ctx, "a leader", s.opts.StartTimeout, 200*time.Millisecond, func() (bool, error) {
-		if err := checkAlive(s.agents()); err != nil {
-			return false, err
-		}
-		leader, err := s.api.Leader(ctx)
-		return leader != "", err
-	})
-	if err != nil {
-		return err
-	}
-	return waitFor(ctx, "ready clients", s.opts.StartTimeout, 200*time.Millisecond, func() (bool, error) {
-		if err := checkAlive(s.agents()); err != nil {
-			return false, err
-		}
-		nodes, err := s.api.Nodes(ctx)
-		if err != nil {
-			return false, err
-		}
-		ready := 0
-		for _, n := range nodes {
-			if d := n.Drivers["mock_driver"]; n.Status == "ready" && d != nil && d.Healthy {
-				ready++
-			}
-		}
-		return ready == s.opts.Clients, nil
-	})
+	return c.CheckAlive()
 }
 
 // deploy registers the job's version (0: initial, 1: the env var changed)
 // and waits for that version's deployment to be successful. It returns the
 // time from registering to seeing it successful.
-func (s *Scenario) deploy(ctx context.Context, version int) (time.Duration, error) {
+func (s *scenario) deploy(ctx context.Context, version int) (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.opts.PhaseTimeout)
 	defer cancel()
 	start := time.Now()
-	if err := s.api.Register(ctx, BenchJob(JobID, s.opts.Count, version)); err != nil {
+	if err := s.c.API(ctx).Register(ctx, cluster.BenchJob(JobID, s.opts.Count, version)); err != nil {
 		return 0, err
 	}
 	var index uint64 = 1
-	var last *Deployment
+	var last *cluster.Deployment
 	for {
-		if err := checkAlive(s.agents()); err != nil {
+		if err := s.c.CheckAlive(); err != nil {
 			return 0, err
 		}
-		d, next, err := s.api.LatestDeployment(ctx, JobID, index, 5*time.Second)
+		d, next, err := s.c.API(ctx).LatestDeployment(ctx, JobID, index, 5*time.Second)
 		if err != nil {
 			if ctx.Err() != nil {
 				return 0, fmt.Errorf("no successful deployment after %s (last: %+v): %w", s.opts.PhaseTimeout, last, ctx.Err())
@@ -227,9 +160,9 @@ func (s *Scenario) deploy(ctx context.Context, version int) (time.Duration, erro
 		}
 		last = d
 		switch d.Status {
-		case DeploymentSuccessful:
+		case cluster.DeploymentSuccessful:
 			return time.Since(start), nil
-		case DeploymentRunning, "pending", "paused", "blocked", "initializing", "unblocking":
+		case cluster.DeploymentRunning, "pending", "paused", "blocked", "initializing", "unblocking":
 			continue
 		default:
 			return 0, fmt.Errorf("deployment %s is %s: %s", d.ID, d.Status, d.StatusDescription)
@@ -237,47 +170,91 @@ func (s *Scenario) deploy(ctx context.Context, version int) (time.Duration, erro
 	}
 }
 
-// snapshot reads the server's counters, the clients' fork metrics, the
-// agents' CPU times and the allocations' ClientStatus transitions.
-func (s *Scenario) snapshot(ctx context.Context) (Snapshot, error) {
+// snapshot reads the leader's counters, the clients' fork metrics and
+// link counters, the agents' CPU times, the load average and the
+// allocations' ClientStatus transitions.
+func (s *scenario) snapshot(ctx context.Context) (Snapshot, error) {
 	sn := Snapshot{At: time.Now(), Server: map[string]float64{}}
-	m, err := s.api.Metrics(ctx)
-	if err != nil {
-		return sn, fmt.Errorf("server metrics: %w", err)
+	sn.Load1, _ = LoadAverage()
+	leader, err := s.c.Leader(ctx)
+	if err != nil || leader == nil {
+		return sn, fmt.Errorf("finding the leader: %v", err)
 	}
-	for _, name := range []string{MetricUpdateAlloc, MetricRaftApply, MetricFSMAllocClientUpdate} {
+	sn.Leader = leader.Spec.Name
+	m, err := leader.API.Metrics(ctx)
+	if err != nil {
+		return sn, fmt.Errorf("leader metrics: %w", err)
+	}
+	for _, name := range []string{cluster.MetricUpdateAlloc, cluster.MetricRaftApply, cluster.MetricFSMAllocClientUpdate} {
 		if v, ok := m.Value(name); ok {
 			sn.Server[name] = v
 		}
 	}
-	cms := make([]Metrics, len(s.capi))
-	errs := make([]error, len(s.capi))
+
+	// The clients' links count their traffic to the servers; the bench's
+	// own scrapes of the clients pass the same links, so the counters are
+	// read on both sides of the scrapes and a phase counts from after one
+	// snapshot's scrapes to before the next one's.
+	links := !s.c.Clients[0].Spec.Host.Shared()
+	readLinks := func() (cluster.LinkCounters, error) {
+		var sum cluster.LinkCounters
+		for _, a := range s.c.Clients {
+			lc, err := a.Spec.Host.Counters()
+			if err != nil {
+				return sum, fmt.Errorf("%s link counters: %w", a.Spec.Name, err)
+			}
+			sum.Sent += lc.Sent
+			sum.Received += lc.Received
+		}
+		return sum, nil
+	}
+	if links {
+		before, err := readLinks()
+		if err != nil {
+			return sn, err
+		}
+		sn.LinksBefore = &before
+	}
+	cms := make([]cluster.Metrics, len(s.c.Clients))
+	errs := make([]error, len(s.c.Clients))
 	var wg sync.WaitGroup
-	for i, c := range s.capi {
+	for i, c := range s.c.Clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cms[i], errs[i] = c.Metrics(ctx)
+			cms[i], errs[i] = c.API.Metrics(ctx)
 		}()
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return sn, fmt.Errorf("client metrics: %w", err)
 	}
-	sn.ClientRPCs, sn.ClientSent, sn.ClientBuffered = sumClientMetrics(cms)
+	if links {
+		after, err := readLinks()
+		if err != nil {
+			return sn, err
+		}
+		sn.LinksAfter = &after
+	}
+	sn.ClientRPCs, sn.ClientSent, sn.ClientBuffered = cluster.SumClientMetrics(cms)
 
 	procs, err := ReadProcTable("/proc")
 	if err != nil {
 		return sn, err
 	}
-	sn.ServerCPU = procs.CPUOf(s.server.PID())
-	for _, c := range s.clients {
-		cpu := procs.CPUOf(c.PID())
+	for _, a := range s.c.Servers {
+		cpu := procs.CPUOf(a.PID())
+		sn.ServerCPU.Self += cpu.Self
+		sn.ServerCPU.Tree += cpu.Tree
+	}
+	sn.LeaderCPU = procs.CPUOf(leader.PID()).Self
+	for _, a := range s.c.Clients {
+		cpu := procs.CPUOf(a.PID())
 		sn.ClientCPU.Self += cpu.Self
 		sn.ClientCPU.Tree += cpu.Tree
 	}
 
-	allocs, err := s.api.Allocations(ctx, JobID)
+	allocs, err := leader.API.Allocations(ctx, JobID)
 	if err != nil {
 		return sn, err
 	}
@@ -285,51 +262,16 @@ func (s *Scenario) snapshot(ctx context.Context) (Snapshot, error) {
 	return sn, nil
 }
 
-// sumClientMetrics sums the fork's client metrics over the clients' scrapes;
-// each result is nil when no client exposes that metric.
-func sumClientMetrics(scrapes []Metrics) (rpcs, sent map[string]float64, buffered *float64) {
-	for _, m := range scrapes {
-		if byTrigger, ok := m.ByLabel(MetricClientUpdateRPCs, LabelTrigger); ok {
-			if rpcs == nil {
-				rpcs = map[string]float64{}
-			}
-			for k, v := range byTrigger {
-				rpcs[k] += v
-			}
-		}
-		if byPriority, ok := m.ByLabel(MetricClientUpdatesSent, LabelPriority); ok {
-			if sent == nil {
-				sent = map[string]float64{}
-			}
-			for k, v := range byPriority {
-				sent[k] += v
-			}
-		}
-		if v, ok := m.Value(MetricClientUpdatesBuffered); ok {
-			if buffered == nil {
-				buffered = new(float64)
-			}
-			*buffered += v
-		}
+// LoadAverage returns the machine's 1-minute load average (the kernel's,
+// the same in every namespace).
+func LoadAverage() (float64, error) {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, err
 	}
-	return rpcs, sent, buffered
-}
-
-// stop stops the clients, then the server: SIGINT, then a kill after a
-// grace period. The sandbox's PID namespace kills whatever is left.
-func (s *Scenario) stop() {
-	var wg sync.WaitGroup
-	for _, c := range s.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if !c.Stop(15 * time.Second) {
-				s.logf("%s did not stop within 15s of SIGINT; killed", c.Spec.Name)
-			}
-		}()
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0, fmt.Errorf("empty /proc/loadavg")
 	}
-	wg.Wait()
-	if s.server != nil && !s.server.Stop(15*time.Second) {
-		s.logf("server did not stop within 15s of SIGINT; killed")
-	}
+	return strconv.ParseFloat(f[0], 64)
 }

@@ -1,5 +1,7 @@
 package bench
 
+import "github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+
 // Client statuses of an allocation.
 const (
 	ClientPending  = "pending"
@@ -15,7 +17,7 @@ const (
 // pending, 1 once running, and for a terminal allocation 1 plus 1 if any of
 // its tasks had started (so it went through running). Counted at two phase
 // edges, the difference is the transitions of the phase.
-func AllocTransitions(a AllocStub) int {
+func AllocTransitions(a cluster.AllocStub) int {
 	switch a.ClientStatus {
 	case ClientPending, "":
 		return 0
@@ -33,7 +35,7 @@ func AllocTransitions(a AllocStub) int {
 }
 
 // Transitions sums AllocTransitions over allocs.
-func Transitions(allocs []AllocStub) int {
+func Transitions(allocs []cluster.AllocStub) int {
 	n := 0
 	for _, a := range allocs {
 		n += AllocTransitions(a)

@@ -3,12 +3,14 @@ package bench
 import (
 	"testing"
 	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
 )
 
 func TestTransitions(t *testing.T) {
-	started := map[string]*TaskState{"task": {State: "dead", StartedAt: time.Unix(100, 0)}}
-	never := map[string]*TaskState{"task": {State: "dead"}}
-	allocs := []AllocStub{
+	started := map[string]*cluster.TaskState{"task": {State: "dead", StartedAt: time.Unix(100, 0)}}
+	never := map[string]*cluster.TaskState{"task": {State: "dead"}}
+	allocs := []cluster.AllocStub{
 		{ClientStatus: ClientPending},
 		{ClientStatus: ClientRunning, TaskStates: started},
 		{ClientStatus: ClientComplete, TaskStates: started}, // pending → running → complete

@@ -1,4 +1,4 @@
-package bench
+package cluster
 
 import (
 	"os"
@@ -61,7 +61,7 @@ func TestClientMetricsByLabel(t *testing.T) {
 func TestSumClientMetrics(t *testing.T) {
 	fork := parseFile(t, "client-fork.prom")
 	upstream := parseFile(t, "server.prom")
-	rpcs, sent, buffered := sumClientMetrics([]Metrics{fork, fork, upstream})
+	rpcs, sent, buffered := SumClientMetrics([]Metrics{fork, fork, upstream})
 	if rpcs["urgent"] != 42 || rpcs["tick"] != 18 {
 		t.Errorf("rpcs = %v", rpcs)
 	}
@@ -71,7 +71,7 @@ func TestSumClientMetrics(t *testing.T) {
 	if buffered == nil || *buffered != 4 {
 		t.Errorf("buffered = %v", buffered)
 	}
-	rpcs, sent, buffered = sumClientMetrics([]Metrics{upstream, upstream, upstream})
+	rpcs, sent, buffered = SumClientMetrics([]Metrics{upstream, upstream, upstream})
 	if rpcs != nil || sent != nil || buffered != nil {
 		t.Errorf("upstream clients have no fork metrics: %v %v %v", rpcs, sent, buffered)
 	}

@@ -1,4 +1,4 @@
-package bench
+package cluster
 
 import (
 	"fmt"
@@ -76,4 +76,34 @@ func sampleValue(s *dto.Metric) float64 {
 		return s.Untyped.GetValue()
 	}
 	return 0
+}
+
+// SumClientMetrics sums the fork's client metrics over the clients' scrapes;
+// each result is nil when no client exposes that metric.
+func SumClientMetrics(scrapes []Metrics) (rpcs, sent map[string]float64, buffered *float64) {
+	for _, m := range scrapes {
+		if byTrigger, ok := m.ByLabel(MetricClientUpdateRPCs, LabelTrigger); ok {
+			if rpcs == nil {
+				rpcs = map[string]float64{}
+			}
+			for k, v := range byTrigger {
+				rpcs[k] += v
+			}
+		}
+		if byPriority, ok := m.ByLabel(MetricClientUpdatesSent, LabelPriority); ok {
+			if sent == nil {
+				sent = map[string]float64{}
+			}
+			for k, v := range byPriority {
+				sent[k] += v
+			}
+		}
+		if v, ok := m.Value(MetricClientUpdatesBuffered); ok {
+			if buffered == nil {
+				buffered = new(float64)
+			}
+			*buffered += v
+		}
+	}
+	return rpcs, sent, buffered
 }

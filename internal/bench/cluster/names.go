@@ -1,17 +1,4 @@
-// Package bench measures the alloc-update and Raft traffic of a real Nomad
-// cluster (1 server, 3 clients, mock driver) for several nomad binaries:
-// unpatched upstream, the fork and a newer upstream version. One scenario
-// runs per sandbox; the tool aggregates the runs into a table, a JSON file
-// and PNG charts.
-package bench
-
-// Labels of the binaries the bench builds itself; the unpatched upstream
-// is labelled with the pinned version (v1.5.3).
-const (
-	ForkLabel = "fork"
-	// RefVersion is the newer upstream version the fork is compared with.
-	RefVersion = "v1.6.1"
-)
+package cluster
 
 // Server metrics, read from the server's cumulative counters at
 // /v1/metrics?format=prometheus (Nomad's telemetry prefix "nomad" plus

@@ -1,0 +1,275 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+)
+
+// RunArg is the hidden first argument with which the bench re-executes the
+// tool inside a sandbox to run one scenario; the tool's main function calls
+// ScenarioMain when it sees it.
+const RunArg = "__bench-run"
+
+// ScenarioMain is the hidden scenario verb, run inside the sandbox with the
+// flags Options.Args renders: it runs the scenario once and prints its
+// result as one line of JSON on stdout. It returns the exit code.
+func ScenarioMain(args []string, stdout, stderr io.Writer) int {
+	opts, err := ParseOptions(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", RunArg, err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	run, err := RunScenario(ctx, opts, stderr)
+	if run == nil {
+		run = &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Count: opts.Count, Topology: string(opts.Topology)}
+	}
+	if err != nil {
+		run.Error = err.Error()
+	}
+	data, merr := json.Marshal(run)
+	if merr != nil {
+		fmt.Fprintln(stderr, merr)
+		return 1
+	}
+	fmt.Fprintln(stdout, string(data))
+	if err != nil {
+		return 1
+	}
+	return 0
+}
+
+// PartialFile is the report the runner rewrites after every run, in the
+// results directory.
+const PartialFile = "bench.partial.json"
+
+// Runner runs the scenario for every binary, round by round.
+type Runner struct {
+	Scenario Scenario
+	Rounds   int
+	Binaries []Binary
+	// Dir is the results directory: runs/<label>-r<round> per run.
+	Dir   string
+	Retry bool
+	// Self is the tool's executable, re-run in each sandbox with RunArg.
+	Self    string
+	Command string
+	// Base, Fork and Ref are the labels of the unpatched pinned version,
+	// the fork and the newer upstream version.
+	Base, Fork, Ref string
+	Stdout, Stderr  io.Writer
+}
+
+// Run runs every binary once per round, the order rotated each round so no
+// binary always runs first, each run in a fresh sandbox. It returns the
+// report (never nil) and the number of runs that failed; the error is for
+// an interrupt or a failure to run at all.
+func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
+	rep := &Report{
+		Date:     time.Now().UTC(),
+		Command:  r.Command,
+		Machine:  Machine(),
+		Cores:    runtime.NumCPU(),
+		Count:    r.Scenario.Count,
+		Rounds:   r.Rounds,
+		Settle:   r.Scenario.Settle.String(),
+		Topology: string(r.Scenario.Topology),
+		Servers:  r.Scenario.Topology.Servers(),
+		Clients:  r.Scenario.Clients,
+		Base:     r.Base, Fork: r.Fork, Ref: r.Ref,
+		Binaries: append([]Binary(nil), r.Binaries...),
+	}
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return rep, 0, err
+	}
+	start := time.Now()
+	total := r.Rounds * len(r.Binaries)
+	failed := 0
+	for round := 1; round <= r.Rounds; round++ {
+		for i := range r.Binaries {
+			bin := r.Binaries[(i+round-1)%len(r.Binaries)]
+			n := len(rep.Runs) + 1
+			what := fmt.Sprintf("run %d/%d: %s, round %d, N=%d, %s", n, total, bin.Label, round, r.Scenario.Count, r.Scenario.Topology)
+			var run *Run
+			var err error
+			for attempt := 1; attempt <= 2; attempt++ {
+				dir := filepath.Join(r.Dir, "runs", fmt.Sprintf("%s-r%d", bin.Label, round))
+				opts := Options{Scenario: r.Scenario, Nomad: bin.Path, Dir: dir, Label: bin.Label, Round: round, DataRoot: DefaultDataRoot}
+				fmt.Fprintf(r.Stdout, "==> %s\n", what)
+				t0 := time.Now()
+				run, err = r.runInSandbox(ctx, opts)
+				if ctx.Err() != nil {
+					return rep, failed, fmt.Errorf("%w; the runs so far are in %s: redraw them with -from", ctx.Err(), filepath.Join(r.Dir, PartialFile))
+				}
+				run.Attempt = attempt
+				if err == nil {
+					fmt.Fprintf(r.Stdout, "    %s: done in %s (load %.1f)\n", what, time.Since(t0).Round(time.Second), run.MaxLoad())
+					break
+				}
+				run.Error = err.Error()
+				if r.Retry && attempt == 1 {
+					// Keep the failed attempt's logs beside the retry's.
+					failedDir := dir + ".failed"
+					_ = os.RemoveAll(failedDir)
+					if os.Rename(dir, failedDir) == nil {
+						dir = failedDir
+					}
+				}
+				fmt.Fprintf(r.Stdout, "    %s: FAILED in %s: %v (agent logs in %s)\n", what, time.Since(t0).Round(time.Second), err, dir)
+				if !r.Retry {
+					break
+				}
+			}
+			if run.Error != "" {
+				failed++
+			}
+			rep.Runs = append(rep.Runs, *run)
+			// Keep what is measured so far: an interrupted bench can be
+			// redrawn with -from.
+			rep.Seconds = time.Since(start).Seconds()
+			rep.fillBinaryVersions()
+			if err := rep.WriteJSON(filepath.Join(r.Dir, PartialFile)); err != nil {
+				fmt.Fprintf(r.Stderr, "warning: saving the runs so far: %v\n", err)
+			}
+		}
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	rep.fillBinaryVersions()
+	return rep, failed, nil
+}
+
+// runInSandbox runs one scenario in a new sandbox and decodes the result
+// it prints. The returned run is never nil.
+func (r *Runner) runInSandbox(ctx context.Context, o Options) (*Run, error) {
+	run := &Run{Label: o.Label, Round: o.Round, Binary: o.Nomad, Count: o.Count, Topology: string(o.Topology)}
+	if err := os.RemoveAll(o.Dir); err != nil {
+		return run, err
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return run, err
+	}
+	cmd, err := sandbox.Command(append([]string{r.Self, RunArg}, o.Args()...))
+	if err != nil {
+		return run, err
+	}
+	var stdout bytes.Buffer
+	cmd.Stdin = nil
+	cmd.Stdout = &stdout
+	cmd.Stderr = r.Stderr
+	load0, _ := LoadAverage()
+	busy0, _ := BusySeconds()
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		return run, err
+	}
+	// The whole run is bounded. Killing unshare (--kill-child) ends the
+	// namespace and every process in it.
+	limit := o.Limit()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var runErr error
+	select {
+	case runErr = <-done:
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		<-done
+		return run, ctx.Err()
+	case <-time.After(limit):
+		_ = cmd.Process.Kill()
+		<-done
+		return run, fmt.Errorf("the scenario did not end within %s", limit)
+	}
+	wall := time.Since(t0).Seconds()
+	out := bytes.TrimSpace(stdout.Bytes())
+	if i := bytes.LastIndexByte(out, '\n'); i >= 0 {
+		out = out[i+1:]
+	}
+	if len(out) > 0 {
+		var got Run
+		if err := json.Unmarshal(out, &got); err == nil {
+			run = &got
+		} else if runErr == nil {
+			runErr = fmt.Errorf("decoding the scenario's result: %w", err)
+		}
+	}
+	run.LoadAvg = append([]float64{load0}, run.LoadAvg...)
+	// The sandbox's init reaps every process of the run, so its rusage
+	// (through unshare's) is the run's whole CPU time.
+	if busy1, err := BusySeconds(); err == nil && busy0 > 0 && cmd.ProcessState != nil && wall > 0 {
+		own := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+		other := (busy1 - busy0 - own) / wall
+		if other < 0 {
+			other = 0
+		}
+		run.OtherCores = &other
+	}
+	if runErr != nil {
+		if run.Error != "" {
+			return run, errors.New(run.Error)
+		}
+		return run, fmt.Errorf("scenario: %w", runErr)
+	}
+	if run.Error != "" {
+		return run, errors.New(run.Error)
+	}
+	return run, nil
+}
+
+// BusySeconds returns the CPU seconds the machine has spent not idle since
+// boot, summed over its cores (/proc/stat).
+func BusySeconds() (float64, error) {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, fmt.Errorf("unexpected /proc/stat line %q", line)
+	}
+	var busy float64
+	for i, v := range f[1:] {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return 0, fmt.Errorf("/proc/stat: %w", err)
+		}
+		// user nice system idle iowait irq softirq steal guest guest_nice:
+		// idle and iowait are not busy; guest time is already in user.
+		if i == 3 || i == 4 || i >= 8 {
+			continue
+		}
+		busy += n
+	}
+	return busy / ClockTicks, nil
+}
+
+// Machine describes the machine's size.
+func Machine() string {
+	mem := ""
+	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(data), "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 2 && f[0] == "MemTotal:" {
+				if kb, err := strconv.ParseFloat(f[1], 64); err == nil {
+					mem = fmt.Sprintf(", %.0f GiB", kb/1024/1024)
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("%d cores%s, %s/%s", runtime.NumCPU(), mem, runtime.GOOS, runtime.GOARCH)
+}
