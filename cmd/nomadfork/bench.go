@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -22,11 +21,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bench", benchUsage)
 	var cfg bench.Config
 	cfg.Flags(fs, filepath.Join(e.out, "bench"))
-	if err := fs.Parse(args); err != nil {
+	if err := parse(fs, args, 0); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Errorf("unexpected arguments %q", fs.Args())}
 	}
 	if cfg.From != "" {
 		// A saved report is redrawn with the labels it holds, whatever the
@@ -63,33 +59,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	b := &bench.Builder{Tree: t, Pin: p, Targets: targets, ForkRelease: release, Dir: cfg.Out, Log: e.stdout}
-	var bins []bench.Binary
-	for _, l := range labels {
-		var bin bench.Binary
-		switch l {
-		case base:
-			bin, err = b.Base(ctx)
-		case bench.ForkLabel:
-			bin, err = b.Fork(ctx)
-		default:
-			bin, err = b.Upstream(ctx, l)
-		}
-		if err != nil {
-			return fmt.Errorf("%s binary: %w", l, err)
-		}
-		bins = append(bins, bin)
-	}
-	for _, v := range cfg.Variants {
-		for _, bin := range bins {
-			if bin.Label == v.Name {
-				return usageError{fmt.Errorf("-variant %s: the label is taken", v.Name)}
-			}
-		}
-		bin, err := bench.External(v.Name, v.Path)
-		if err != nil {
-			return err
-		}
-		bins = append(bins, bin)
+	bins, err := b.Binaries(ctx, labels, cfg.Variants)
+	if err != nil {
+		return err
 	}
 	if cfg.BuildOnly {
 		for _, bin := range bins {
@@ -97,10 +69,6 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		}
 		return nil
 	}
-	if len(bins) == 0 {
-		return usageError{errors.New("nothing to run")}
-	}
-
 	self, err := os.Executable()
 	if err != nil {
 		return err

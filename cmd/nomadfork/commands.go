@@ -48,11 +48,8 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		return t.Apply(ctx, "", nil, worktree.ApplyOptions{Abort: true})
 	}
 	if *force {
-		if r := e.rebaser(); r.InProgress(ctx) {
-			if err := r.Abort(ctx); err != nil {
-				return fmt.Errorf("aborting the stopped rebase: %w", err)
-			}
-			fmt.Fprintln(e.stdout, "aborted the stopped rebase: work tree restored; pin, patches/ and CHANGELOG.md were never changed")
+		if err := e.rebaser().AbortStopped(ctx); err != nil {
+			return err
 		}
 	}
 	patches, p, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
@@ -70,8 +67,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func count(bs ...bool) int {
-	n := 0
+func count(bs ...bool) (n int) {
 	for _, b := range bs {
 		if b {
 			n++

@@ -45,15 +45,8 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	onto := fs.String("onto", "", "move the series onto upstream `version`, such as v1.6.1")
 	cont := fs.Bool("continue", false, "go on after resolving a conflict and staging it with 'git add', or after an interruption")
 	abort := fs.Bool("abort", false, "undo the rebase: restore the work tree; pin, patches/ and CHANGELOG.md were never touched")
-	nested := map[string]string{}
-	fs.Func("nested", "use `path@version` for a nested module (repeatable); default: targets.json, else the tag commit's pseudo-version", func(s string) error {
-		path, version, ok := strings.Cut(s, "@")
-		if !ok || path == "" || version == "" {
-			return fmt.Errorf("want path@version, got %q", s)
-		}
-		nested[path] = version
-		return nil
-	})
+	nested := upstream.NestedFlag{}
+	fs.Var(nested, "nested", "use `path@version` for a nested module (repeatable); default: targets.json, else the tag commit's pseudo-version")
 	if err := parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -84,10 +77,7 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if rep.Stopped != nil {
-		return &worktree.ConflictError{Patch: rep.Stopped.Patch, Files: rep.Stopped.Files, Hunks: rep.Stopped.Hunks,
-			Conflict: rep.Stopped.Unmerged, Output: rep.Stopped.Detail,
-			Resume: "resolve the conflicts in nomad/ (or apply the patch there by hand), `git add` the files, then run `nomadfork rebase -continue`;\n" +
-				"or run `nomadfork rebase -abort` to restore everything as it was"}
+		return rep.Stopped.StopError()
 	}
 	fmt.Fprintln(e.stdout, rep.Summary())
 	fmt.Fprintf(e.stdout, "updated %s, patches/ and CHANGELOG.md; run `nomadfork check`, then `nomadfork baseline` for %s before `nomadfork test`\n", pin.DefaultFile, rep.To)
@@ -127,21 +117,8 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if semver.Compare(*applied, cur.Version()) <= 0 {
-		return fmt.Errorf("-applied-upstream %s is not newer than the pinned %s: a patch the pinned upstream carried would not apply", *applied, cur.Version())
-	}
-	if _, err := upstream.Download(ctx, pin.Module{Path: cur.Module.Path, Version: *applied}); err != nil {
-		return fmt.Errorf("-applied-upstream %s: %w", *applied, err)
-	}
-	patches, err := series.List(e.patches)
+	patch, err := rebase.Drop(ctx, cur, e.patches, name, *applied, *pr)
 	if err != nil {
-		return err
-	}
-	patch, err := series.Find(patches, name)
-	if err != nil {
-		return err
-	}
-	if err := series.MarkApplied(patch, *applied, *pr); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s: Upstream-Status: applied %s; the next rebase onto %s or later drops it\n", patch.Name, *applied, *applied)

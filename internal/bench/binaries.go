@@ -52,6 +52,39 @@ type Builder struct {
 	Log io.Writer
 }
 
+// Binaries builds or reuses the binary of every label — the pinned version
+// (unpatched), the fork or another upstream version — and adds the variants,
+// binaries built elsewhere.
+func (b *Builder) Binaries(ctx context.Context, labels []string, variants []Variant) ([]Binary, error) {
+	var bins []Binary
+	for _, l := range labels {
+		var (
+			bin Binary
+			err error
+		)
+		switch l {
+		case b.Pin.Version():
+			bin, err = b.Base(ctx)
+		case ForkLabel:
+			bin, err = b.Fork(ctx)
+		default:
+			bin, err = b.Upstream(ctx, l)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s binary: %w", l, err)
+		}
+		bins = append(bins, bin)
+	}
+	for _, v := range variants {
+		bin, err := External(v.Name, v.Path)
+		if err != nil {
+			return nil, err
+		}
+		bins = append(bins, bin)
+	}
+	return bins, nil
+}
+
 // buildMeta is recorded next to each built binary; a binary is reused when
 // its meta equals the one a build would record.
 type buildMeta struct {

@@ -225,6 +225,16 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 			labels = append(labels, l)
 		}
 	}
+	for _, v := range c.Variants {
+		for _, l := range labels {
+			if l == v.Name {
+				return nil, "", fmt.Errorf("-variant %s: the label is taken", v.Name)
+			}
+		}
+	}
+	if len(labels)+len(c.Variants) == 0 {
+		return nil, "", errors.New("nothing to run")
+	}
 	if c.Rounds < 1 {
 		return nil, "", errors.New("-n and -r must be at least 1")
 	}

@@ -345,3 +345,15 @@ func (r *Rebaser) addChangelog(rep *Report) error {
 	}
 	return atomicfile.WriteFile(r.Files.Changelog, []byte(text), 0o644)
 }
+
+// AbortStopped aborts a stopped rebase, if there is one, and says so.
+func (r *Rebaser) AbortStopped(ctx context.Context) error {
+	if !r.InProgress(ctx) {
+		return nil
+	}
+	if err := r.Abort(ctx); err != nil {
+		return fmt.Errorf("aborting the stopped rebase: %w", err)
+	}
+	fmt.Fprintln(r.Log, "aborted the stopped rebase: work tree restored; pin, patches/ and CHANGELOG.md were never changed")
+	return nil
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // Outcome kinds, one per patch and target.
@@ -109,4 +110,12 @@ func Try(ctx context.Context, wt *git.Repo, p series.Patch, target string) (Outc
 	out.Kind, out.Files, out.Hunks, out.Unmerged = Conflict, am.Files, am.Hunks, am.Unmerged
 	out.Detail = strings.TrimSpace(am.Output)
 	return out, nil
+}
+
+// StopError is the error of a rebase stopped at o: what conflicted and
+// the commands that resume or abort it.
+func (o Outcome) StopError() error {
+	return &worktree.ConflictError{Patch: o.Patch, Files: o.Files, Hunks: o.Hunks, Conflict: o.Unmerged, Output: o.Detail,
+		Resume: "resolve the conflicts in nomad/ (or apply the patch there by hand), `git add` the files, then run `nomadfork rebase -continue`;\n" +
+			"or run `nomadfork rebase -abort` to restore everything as it was"}
 }

@@ -197,3 +197,19 @@ func Versions(list string, targets Targets, pinned string) ([]string, error) {
 	}
 	return vs, nil
 }
+
+// NestedFlag collects the values of a repeatable -nested path@version flag:
+// nested module versions by module path.
+type NestedFlag map[string]string
+
+func (f NestedFlag) String() string { return "" }
+
+// Set records one path@version.
+func (f NestedFlag) Set(s string) error {
+	path, version, ok := strings.Cut(s, "@")
+	if !ok || path == "" || version == "" {
+		return fmt.Errorf("want path@version, got %q", s)
+	}
+	f[path] = version
+	return nil
+}
