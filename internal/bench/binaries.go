@@ -221,37 +221,12 @@ func (b *Builder) buildCommit(ctx context.Context, label, commit string, want bu
 	return bin, b.saveMeta(label, want)
 }
 
-// checkout makes dir a linked work tree of the repository at commit.
+// checkout makes dir a fresh linked work tree of the repository at commit,
+// through the scratch-tree helper every command uses. The tree is left in
+// place for the build (and for reading the source the binary came from);
+// the next checkout replaces it.
 func (b *Builder) checkout(ctx context.Context, dir, commit string) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	repo := b.Tree.Repo
-	wt := &git.Repo{Dir: abs}
-	if wt.IsRepo(ctx) {
-		head, _ := wt.ResolveCommit(ctx, "HEAD")
-		if head == commit {
-			if dirty, err := wt.Status(ctx); err == nil && len(dirty) == 0 {
-				return nil
-			}
-		}
-		if _, err := wt.Run(ctx, "checkout", "--quiet", "--force", "--detach", commit); err != nil {
-			return err
-		}
-		_, err := wt.Run(ctx, "clean", "--quiet", "-fdx")
-		return err
-	}
-	if err := os.RemoveAll(abs); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-		return err
-	}
-	if _, err := repo.Run(ctx, "worktree", "prune"); err != nil {
-		return err
-	}
-	_, err = repo.Run(ctx, "worktree", "add", "--quiet", "--detach", "--force", abs, commit)
+	_, _, err := b.Tree.Repo.Scratch(ctx, dir, commit)
 	return err
 }
 
