@@ -157,13 +157,7 @@ func (p *project) git(args ...string) string {
 // an upstream-ready patch.
 func (p *project) commitEdit(file, old, new, subject string) {
 	p.t.Helper()
-	path := filepath.Join("nomad", file)
-	content := p.read(path)
-	if !strings.Contains(content, old) {
-		p.t.Fatalf("%s does not contain %q", file, old)
-	}
-	p.write(path, strings.Replace(content, old, new, 1))
-	p.git("commit", "-q", "-a", "-m", subject+"\n\nWhy and what.\n\nUpstream-Status: pending\nOrigin: nomad-client-fork")
+	p.commitEditWith(file, old, new, subject)
 }
 
 // resolve replaces the conflict in a work tree file with resolution and

@@ -92,15 +92,9 @@ func Compile(ctx context.Context, dir string, pkgs []string) ([]string, error) {
 	if len(pkgs) == 0 {
 		return nil, nil
 	}
-	cmd := exec.CommandContext(ctx, "go", append([]string{"vet", "-buildtag"}, pkgs...)...)
-	cmd.Dir = dir
-	cmd.Env = build.GoEnv()
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	err := cmd.Run()
+	out, err := build.Go(ctx, dir, append([]string{"vet", "-buildtag"}, pkgs...)...)
 	var errs []string
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue

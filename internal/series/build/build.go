@@ -4,6 +4,7 @@ package build
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -66,6 +67,19 @@ func StampOf(ctx context.Context, repo *git.Repo, metadata string) (Stamp, error
 func GoEnv(extra ...string) []string {
 	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-trimpath -buildvcs=false")
 	return append(env, extra...)
+}
+
+// Go runs the go command with args in dir, in the environment of GoEnv, and
+// returns what it printed on stdout and stderr together.
+func Go(ctx context.Context, dir string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = dir
+	cmd.Env = GoEnv()
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	err := cmd.Run()
+	return out.String(), err
 }
 
 // Nomad builds the nomad binary of the tree at dir into out.

@@ -272,15 +272,9 @@ var vetLineRE = regexp.MustCompile(`^(vet: )?(.+?\.go):[0-9]+(?::[0-9]+)?: (.*)$
 // vet runs go vet and returns its findings as "file: message" counts, with
 // positions dropped so that findings moved by a patch still compare equal.
 func vet(ctx context.Context, dir string, pkgs []string) (map[string]int, error) {
-	cmd := exec.CommandContext(ctx, "go", append([]string{"vet"}, pkgs...)...)
-	cmd.Dir = dir
-	cmd.Env = build.GoEnv()
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	err := cmd.Run()
+	out, err := build.Go(ctx, dir, append([]string{"vet"}, pkgs...)...)
 	findings := map[string]int{}
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(out, "\n") {
 		if m := vetLineRE.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
 			// "vet: " marks type-checking errors; keep it in the key.
 			findings[m[1]+m[2]+": "+m[3]]++
@@ -288,7 +282,7 @@ func vet(ctx context.Context, dir string, pkgs []string) (map[string]int, error)
 	}
 	var exit *exec.ExitError
 	if err != nil && !(errors.As(err, &exit) && len(findings) > 0) {
-		return nil, fmt.Errorf("go vet %s: %w\n%s", strings.Join(pkgs, " "), err, out.String())
+		return nil, fmt.Errorf("go vet %s: %w\n%s", strings.Join(pkgs, " "), err, out)
 	}
 	return findings, nil
 }
