@@ -47,17 +47,13 @@ func TestCheckDependencyGraph(t *testing.T) {
 	p := newProject(t)
 	p.graphSeries(true)
 	r := p.mustRun("check")
-	for _, want := range []string{
+	containsAll(t, "check output", r.stdout,
 		"0001-lib-add-G.patch  standalone: base only",
 		"0002-lib-make-F5-return-50.patch  standalone: base only",
 		"0003-lib-make-F20-use-G.patch  base + 0001",
 		"building 0002-lib-make-F5-return-50.patch on the bare base",
 		"building 0003-lib-make-F20-use-G.patch on the base + 0001",
-	} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("check output lacks %q:\n%s", want, r.stdout)
-		}
-	}
+	)
 	testExportPerPR(t, p)
 }
 
@@ -71,15 +67,11 @@ func TestCheckUndeclaredDependencyBuild(t *testing.T) {
 		t.Errorf("check -no-build output:\n%s", r.stdout)
 	}
 	r = p.mustFail("check")
-	for _, want := range []string{
+	containsAll(t, "check failure", r.stderr,
 		"0003-lib-make-F20-use-G.patch: does not build on the bare base",
 		"undefined: G",
 		"it likely needs 0001-lib-add-G.patch, which adds G (add `Depends-On: 0001`",
-	} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("check failure lacks %q:\n%s", want, r.stderr)
-		}
-	}
+	)
 }
 
 func TestCheckUndeclaredDependencyApply(t *testing.T) {
@@ -90,14 +82,10 @@ func TestCheckUndeclaredDependencyApply(t *testing.T) {
 	p.commitEdit("lib/lib.go", "// F5 returns 5.\nfunc F5() int { return 50 }", "// F5 returns fifty.\nfunc F5() int { return 50 }", "lib: document F5")
 	p.mustRun("extract")
 	r := p.mustFail("check", "-no-build")
-	for _, want := range []string{
+	containsAll(t, "check failure", r.stderr,
 		"0002-lib-document-F5.patch: does not apply on the bare base (git am, no 3-way)",
 		"it likely needs 0001-lib-make-F5-return-50.patch, which also changes lib/lib.go (add `Depends-On: 0001`",
-	} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("check failure lacks %q:\n%s", want, r.stderr)
-		}
-	}
+	)
 	// Declaring it makes the check pass.
 	p.write("patches/0002-lib-document-F5.patch", strings.Replace(p.read("patches/0002-lib-document-F5.patch"),
 		"Origin: nomad-client-fork\n", "Origin: nomad-client-fork\nDepends-On: 0001\n", 1))
@@ -128,11 +116,7 @@ func testExportPerPR(t *testing.T, p *project) {
 		t.Errorf("export -verify built %d PR trees, want 3:\n%s", n, r.stdout)
 	}
 	mbox := p.read("out/export/0003-lib-make-F20-use-G.mbox")
-	for _, want := range []string{"Subject: [PATCH] lib: add G", "Subject: [PATCH] lib: make F20 use G"} {
-		if !strings.Contains(mbox, want) {
-			t.Errorf("0003's mbox lacks %q:\n%s", want, mbox)
-		}
-	}
+	containsAll(t, "0003's mbox", mbox, "Subject: [PATCH] lib: add G", "Subject: [PATCH] lib: make F20 use G")
 	for _, unwanted := range []string{"make F5 return 50", "Depends-On:"} {
 		if strings.Contains(mbox, unwanted) {
 			t.Errorf("0003's mbox holds %q", unwanted)

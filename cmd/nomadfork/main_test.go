@@ -407,11 +407,7 @@ func TestConflictThenContinue(t *testing.T) {
 	// Upstream v1.0.2 changed F10 too: 0002 conflicts.
 	p.pin("v1.0.2", true)
 	r := p.mustFail("apply")
-	for _, want := range []string{"0002-lib-make-F10-return-100.patch", "lib/lib.go", "apply -continue"} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("conflict report lacks %q:\n%s", want, r.stderr)
-		}
-	}
+	containsAll(t, "conflict report", r.stderr, "0002-lib-make-F10-return-100.patch", "lib/lib.go", "apply -continue")
 	r = p.mustFail("apply", "-continue")
 	if !strings.Contains(r.stderr, "resolve these conflicts") {
 		t.Errorf("continue with unresolved conflicts: %s", r.stderr)
@@ -509,3 +505,14 @@ func TestUsage(t *testing.T) {
 }
 
 var regexpFullIndex = regexp.MustCompile(`(?m)^index [0-9a-f]{40}\.\.[0-9a-f]{40}`)
+
+// containsAll reports every string of wants that out, described by what,
+// lacks.
+func containsAll(t *testing.T, what, out string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(out, want) {
+			t.Errorf("%s lacks %q:\n%s", what, want, out)
+		}
+	}
+}
