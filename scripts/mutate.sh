@@ -37,6 +37,7 @@ run no-urgent-window client/alloc_updates.go 'urgentTicks >= allocSyncUrgentTick
 run no-dedupe client/alloc_updates.go 'server.acked && allocUpdateAcknowledged(alloc, server.alloc)' 'false' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$|TestClient_AllocSync_Cadence$'
 run dedupe-while-sending client/alloc_updates.go 'if _, sending := b.sending[alloc.ID]; !sending' 'if sending := false; !sending' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run dedupe-after-contradicting-pull client/alloc_updates.go 'prev.acked && !allocServerStateChanged(prev.alloc, alloc)' 'prev.acked' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run stale-ack-recorded client/alloc_updates.go '} else if b.sendingSince == b.forgotten {' '} else {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run no-forget-on-register client/client.go '	// registered: send the next update of each
 	c.allocUpdates.forgetServerState()' '	// registered: send the next update of each' ./client/ 'TestClient_ForgetsAllocServerState$'
 run no-forget-on-status-change client/client.go '		// status: send the next update of each
