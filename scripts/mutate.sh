@@ -38,10 +38,15 @@ run no-dedupe client/alloc_updates.go 'server.acked && allocUpdateAcknowledged(a
 run dedupe-while-sending client/alloc_updates.go 'if _, sending := b.sending[alloc.ID]; !sending' 'if sending := false; !sending' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run dedupe-after-contradicting-pull client/alloc_updates.go 'prev.acked && !allocServerStateChanged(prev.alloc, alloc)' 'prev.acked' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run stale-ack-recorded client/alloc_updates.go '} else if b.sendingSince == b.forgotten {' '} else {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
-run no-forget-on-register client/client.go '	// registered: send the next update of each
-	c.allocUpdates.forgetServerState()' '	// registered: send the next update of each' ./client/ 'TestClient_ForgetsAllocServerState$'
+run no-forget-on-failed-heartbeat client/client.go '		// send the next update of each
+		c.allocUpdates.forgetServerState()
+		c.triggerDiscovery()' '		// send the next update of each
+		c.triggerDiscovery()' ./client/ 'TestClient_ForgetsAllocServerState$'
 run no-forget-on-status-change client/client.go '		// status: send the next update of each
 		c.allocUpdates.forgetServerState()' '		// status: send the next update of each' ./client/ 'TestClient_ForgetsAllocServerState$'
+run no-forget-on-failed-send client/alloc_updates.go '	if err != nil {
+		b.forgetLocked()
+	}' '' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run failed-batch-dropped client/alloc_updates.go '			b.putLocked(update, false)' '			continue' ./client/ 'TestClient_AllocSync_Cadence$'
 run producers-wait-for-rpc client/alloc_updates.go '	b.lock.Lock()
 	defer b.lock.Unlock()
