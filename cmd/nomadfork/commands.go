@@ -37,7 +37,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	cont := fs.Bool("continue", false, "resume a stopped apply after resolving the conflicts and staging them with 'git add'")
 	abort := fs.Bool("abort", false, "end a stopped apply, keeping the patches applied so far")
 	allowEmpty := fs.Bool("allow-empty", false, "accept an empty or missing patches/ (nomad/ becomes bare upstream)")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	if n := count(*force, *cont, *abort); n > 1 {
@@ -78,7 +78,7 @@ func count(bs ...bool) (n int) {
 
 func runExtract(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "extract", "", helpExtract)
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree
@@ -101,7 +101,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	allowEmpty := fs.Bool("allow-empty", false, "accept an empty or missing patches/")
 	tests := fs.Bool("tests", false, "also run each patch's own tests (the Test funcs its _test.go hunks add or change) on the base plus its dependencies, in the sandbox (a nomad build per patch: not in CI)")
 	verbose := fs.Bool("v", false, "with -tests, print every test's output")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree
@@ -130,7 +130,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 func runBuild(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "build", "[-o file]", helpBuild)
 	out := fs.String("o", filepath.Join(e.bin, "nomad"), "write the binary to `file`")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree

@@ -22,6 +22,10 @@ import (
 // Files are the repository files a completed rebase rewrites. Until it
 // completes, none of them is touched.
 type Files struct {
+	// From is the pin of the series being rebased; empty: Pin. A rebase
+	// that makes a new line reads the old line's pin and writes the new
+	// line's.
+	From      string
 	Pin       string
 	Patches   string
 	Changelog string
@@ -75,6 +79,15 @@ func (r *Rebaser) save(ctx context.Context, s *state, stopped string) error {
 	ts := s.OldState
 	ts.Rebase = &worktree.RebaseRecord{Onto: s.Target.Version(), Stopped: stopped, Detail: detail}
 	return r.Tree.SaveState(ctx, &ts)
+}
+
+// From returns the version the rebase in progress started from.
+func (r *Rebaser) From(ctx context.Context) (string, error) {
+	s, _, err := r.load(ctx)
+	if err != nil {
+		return "", err
+	}
+	return s.From, nil
 }
 
 // InProgress reports whether a rebase is in progress in the work tree.
@@ -142,7 +155,11 @@ func (r *Rebaser) Onto(ctx context.Context, version, targetsFile string, nested 
 	if len(patches) == 0 {
 		return nil, fmt.Errorf("%w: there is nothing to rebase in %s", series.ErrNoPatches, r.Files.Patches)
 	}
-	cur, err := pin.Load(r.Files.Pin)
+	from := r.Files.From
+	if from == "" {
+		from = r.Files.Pin
+	}
+	cur, err := pin.Load(from)
 	if err != nil {
 		return nil, err
 	}

@@ -309,3 +309,45 @@ func inNestedModule(top, dir string) bool {
 	}
 	return false
 }
+
+// Copy makes a new work tree at dir holding t's branches, checked out at
+// the fork branch, and t's state record: the start of a new line made from
+// t's. dir must not exist. t must have no uncommitted changes and no apply
+// or rebase in progress; the copy is removed again if making it fails.
+func (t *Tree) Copy(ctx context.Context, dir string) (_ *Tree, err error) {
+	if err := t.Require(ctx, Need{Verb: "rebase -new-line", Base: true, NoOp: true, Clean: true}); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return nil, fmt.Errorf("%s already exists; move it away (nomadfork creates it)", dir)
+	}
+	state, err := t.LoadState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := New(dir, t.Log)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Init(ctx); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(c.Dir)
+		}
+	}()
+	end := progress.Begin("copying " + t.Dir + " to " + dir)
+	_, err = c.Repo.Run(ctx, "fetch", "--quiet", "--update-head-ok", "--no-tags", t.Dir, "+refs/heads/*:refs/heads/*")
+	end()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Repo.Run(ctx, "checkout", "--quiet", "--force", ForkBranch); err != nil {
+		return nil, err
+	}
+	if err := c.SaveState(ctx, state); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
