@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/mod/semver"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/export"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
@@ -110,6 +111,12 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 	if rep.Stopped != nil {
 		return rep.Stopped.StopError()
 	}
+	return e.finishRebase(rep)
+}
+
+// finishRebase reports a completed rebase and moves the line when the
+// rebase moved it.
+func (e *env) finishRebase(rep *rebase.Report) error {
 	fmt.Fprintln(e.stdout, rep.Summary())
 	if rep.To != e.line.Name {
 		moved, err := e.layout.Move(e.line.Name, rep.To)
@@ -209,15 +216,16 @@ func (e *env) patchesOfRebase(ctx context.Context) string {
 }
 
 func runDrop(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>]", helpDrop)
+	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>] | <patch> -verify -pr <url>", helpDrop)
 	applied := fs.String("applied-upstream", "", "the upstream `version` that carries the change")
 	pr := fs.String("pr", "", "the https `url` of the upstream pull request that carries it")
+	verify := fs.Bool("verify", false, "while a rebase of the line is stopped at the patch: prove that the rebase's target carries it (its own tests pass there without its production changes, in the sandbox), drop it and go on with the rebase")
 	// Accept the patch before or after the flags.
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := e.parse(fs, args, 1); err != nil {
+	if err := parseOnly(fs, args, 1); err != nil {
 		return err
 	}
 	if name == "" && fs.NArg() == 1 {
@@ -225,13 +233,22 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	} else if fs.NArg() > 0 || name == "" {
 		return usageError{errors.New("give one patch, by file name or number")}
 	}
-	if !semver.IsValid(*applied) {
-		return usageError{fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied)}
-	}
 	if *pr != "" {
 		if u, err := url.Parse(*pr); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" {
 			return usageError{fmt.Errorf("-pr %q is not an https URL of a pull request", *pr)}
 		}
+	}
+	if *verify {
+		if *pr == "" || *applied != "" {
+			return usageError{errors.New("-verify takes -pr <url> and no -applied-upstream (the version is the rebase's target)")}
+		}
+		return dropVerified(ctx, e, name, *pr)
+	}
+	if err := e.useLine(); err != nil {
+		return err
+	}
+	if !semver.IsValid(*applied) {
+		return usageError{fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied)}
 	}
 	t := e.tree
 	if err := t.Require(ctx, worktree.Need{Verb: "drop", NoOp: true}); err != nil {
@@ -247,6 +264,44 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: Upstream-Status: applied %s; the next rebase onto %s or later drops it\n", patch.Name, *applied, *applied)
 	return nil
+}
+
+// dropVerified drops the patch a stopped rebase of the line conflicts at,
+// once its own tests prove that the rebase's target carries it.
+func dropVerified(ctx context.Context, e *env, name, pr string) error {
+	if err := e.useRebasingLine(ctx); err != nil {
+		return err
+	}
+	e.rebasing = e.line.Name
+	r := e.rebaser()
+	target, err := r.Target(ctx)
+	if err != nil {
+		if errors.Is(err, rebase.ErrNoRebase) {
+			return fmt.Errorf("drop -verify drops the patch a rebase stopped at, and no rebase of line %s is in progress: start one with `nomadfork rebase -onto <version>`", e.line.Name)
+		}
+		return err
+	}
+	patches, err := series.List(e.patchesOfRebase(ctx))
+	if err != nil {
+		return err
+	}
+	targetLine, err := e.layout.At(target.Version())
+	if err != nil {
+		return err
+	}
+	o := e.harnessOptions(target, "drop-verify", false)
+	o.Plain = filepath.Join(targetLine.Baselines, "client-"+target.Version()+".tsv")
+	prove := func(ctx context.Context, base string, p series.Patch) (string, error) {
+		return harness.ProveUpstream(ctx, o, base, p)
+	}
+	rep, err := r.DropProven(ctx, name, pr, prove, patches)
+	if err != nil {
+		return err
+	}
+	if rep.Stopped != nil {
+		return rep.Stopped.StopError()
+	}
+	return e.finishRebase(rep)
 }
 
 func runStatus(ctx context.Context, e *env, args []string) error {
