@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/fixture"
 )
 
 func (p *project) exists(name string) bool {
@@ -147,4 +150,46 @@ func TestRebaseMovesTheLine(t *testing.T) {
 	}
 	p.mustRun("check", "-no-build", "-line", "v1.0.1")
 	p.expect(p.nomadfork("check", "-line", "v1.0.0"), 2, "the lines are v1.0.1")
+}
+
+func TestDropVerifyProvesUpstreamCarriesThePatch(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the sandbox's network namespaces need root")
+	}
+	p := newProject(t)
+	when := time.Date(2023, 4, 4, 20, 9, 50, 0, time.UTC)
+	// v1.3.0 makes F5 return 50 in a form of its own: the F5 patch conflicts
+	// there, and its test passes there without it. v1.4.0 changes the same
+	// line without that behaviour: the patch conflicts, its test fails.
+	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.3.0", Time: when, Files: upstreamFiles(0, "return 5 }", "return 5 * 10 }")})
+	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.4.0", Time: when, Files: upstreamFiles(0, "return 5 }", "return 5 + 0 }")})
+	p.write("targets.json", `{"v1.3.0": {"example.com/up/api": "`+apiVersion+`"}, "v1.4.0": {"example.com/up/api": "`+apiVersion+`"}}`)
+	p.mustRun("apply", "-allow-empty")
+	p.write("nomad/lib/f5_test.go", "package lib\n\nimport \"testing\"\n\nfunc TestF5(t *testing.T) {\n\tif got := F5(); got != 50 {\n\t\tt.Fatalf(\"F5() = %d, want 50\", got)\n\t}\n}\n")
+	p.git("add", "lib/f5_test.go")
+	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
+	p.commitEdit("lib/lib.go", "return 20 }", "return 200 }", "lib: make F20 return 200")
+	p.mustRun("extract")
+	old := p.snapshot()
+
+	// Not carried by v1.4.0: the proof fails and the rebase stays stopped.
+	p.mustFail("rebase", "-onto", "v1.4.0", "-new-line")
+	r := p.mustFail("drop", "0001", "-verify", "-pr", "https://example.com/up/pull/1", "-line", "v1.4.0")
+	containsAll(t, "unproven drop", r.stderr, "fail", "on upstream without it", "still stopped at 0001-lib-make-F5-return-50.patch")
+	p.mustRun("rebase", "-abort", "-line", "v1.4.0")
+
+	// Carried by v1.3.0: proven, dropped, and the rebase goes on.
+	p.mustFail("rebase", "-onto", "v1.3.0", "-new-line")
+	r = p.mustRun("drop", "0001", "-verify", "-pr", "https://example.com/up/pull/1", "-line", "v1.3.0")
+	containsAll(t, "proven drop", r.stdout, "dropped 1", "check -line v1.3.0")
+	containsAll(t, "CHANGELOG.md", p.read("CHANGELOG.md"),
+		"## v1.3.0+fork.1",
+		"0001-lib-make-F5-return-50.patch: dropped as upstream (in upstream v1.3.0, https://example.com/up/pull/1; its own tests pass on upstream without its production changes (./lib TestF5))",
+		"0002-lib-make-F20-return-200.patch: applied cleanly")
+	if p.exists("patches/v1.3.0/0002-lib-make-F20-return-200.patch") || !p.exists("patches/v1.3.0/0001-lib-make-F20-return-200.patch") {
+		t.Errorf("the new line's series is not the F20 patch alone, renumbered")
+	}
+	p.mustRun("check", "-no-build", "-line", "v1.3.0")
+	old.changelog = p.read("CHANGELOG.md")
+	p.mustEqual(old)
 }

@@ -13,8 +13,18 @@ import (
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/fixture"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 )
+
+// TestMain lets the test binary be the sandbox's init, as nomadfork is:
+// the sandbox re-executes its own executable, which in a test is this one.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
+		os.Exit(sandbox.Init(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
 
 const (
 	upPath     = "example.com/up"
