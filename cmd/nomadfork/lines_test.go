@@ -193,3 +193,39 @@ func TestDropVerifyProvesUpstreamCarriesThePatch(t *testing.T) {
 	old.changelog = p.read("CHANGELOG.md")
 	p.mustEqual(old)
 }
+
+func TestNestedRequirementsGoSum(t *testing.T) {
+	p := newProject(t)
+	when := time.Date(2023, 4, 4, 20, 9, 50, 0, time.UTC)
+	for _, v := range []string{"v1.0.0", "v1.1.0"} {
+		p.proxy.Add(t, fixture.Module{Path: "example.com/dep", Version: v, Time: when, Files: map[string]string{
+			"go.mod": "module example.com/dep\n\ngo 1.21\n", "dep.go": "package dep\n\n// V is the version.\nconst V = \"" + v + "\"\n",
+		}})
+	}
+	// Upstream v1.5.0 requires dep v1.0.0; the api version used with it
+	// requires dep v1.1.0, whose go.sum lines upstream lacks.
+	files := upstreamFiles(0, "")
+	files["go.mod"] = "module example.com/up\n\ngo 1.21\n\nrequire (\n\texample.com/up/api v0.0.0\n\texample.com/dep v1.0.0\n)\n\nreplace example.com/up/api => ./api\n"
+	files["go.sum"] = "example.com/dep v1.0.0 h1:AAAA=\nexample.com/dep v1.0.0/go.mod h1:BBBB=\nexample.com/zzz v1.0.0/go.mod h1:CCCC=\n"
+	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.5.0", Time: when, Files: files})
+	api2 := "v0.0.0-20230201000000-abcdefabcdef"
+	p.proxy.Add(t, fixture.Module{Path: apiPath, Version: api2, Time: when, Files: map[string]string{
+		"go.mod": "module example.com/up/api\n\ngo 1.21\n\nrequire example.com/dep v1.1.0\n",
+		"api.go": "package api\n\n// Name names the api.\nconst Name = \"api2\"\n",
+	}})
+	p.write("targets.json", `{"v1.5.0": {"example.com/up/api": "`+api2+`"}}`)
+	p.twoPatches()
+	r := p.mustRun("rebase", "-onto", "v1.5.0", "-new-line")
+	containsAll(t, "rebase", r.stdout, `go.sum gets "example.com/dep v1.1.0 h1:`)
+	pinText := p.read("patches/v1.5.0/upstream.json")
+	containsAll(t, "pin", pinText, `"go_sum": [`, `"example.com/dep v1.1.0 h1:`, `"example.com/dep v1.1.0/go.mod h1:`)
+	sum := p.read("lines/v1.5.0/nomad/go.sum")
+	if !strings.HasPrefix(sum, "example.com/dep v1.0.0 h1:AAAA=\nexample.com/dep v1.0.0/go.mod h1:BBBB=\nexample.com/dep v1.1.0 h1:") ||
+		!strings.HasSuffix(sum, "example.com/zzz v1.0.0/go.mod h1:CCCC=\n") || strings.Count(sum, "\n") != 5 {
+		t.Errorf("go.sum of the imported upstream:\n%s", sum)
+	}
+	// apply recomputes the lines and finds the pin's.
+	p.mustRun("apply", "-line", "v1.5.0")
+	p.write("patches/v1.5.0/upstream.json", strings.Replace(pinText, "example.com/dep v1.1.0/go.mod", "example.com/dep v1.1.1/go.mod", 1))
+	p.expect(p.nomadfork("apply", "-line", "v1.5.0", "-force"), 1, "the go.sum lines its requirements need are", "but the pin records")
+}

@@ -190,6 +190,15 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 		}
 		tree = strings.TrimSpace(out)
 	}
+	var extra []string
+	for _, m := range mods[1:] {
+		extra = append(extra, m.GoSum...)
+	}
+	if len(extra) > 0 {
+		if tree, err = t.addGoSum(ctx, index, tree, extra); err != nil {
+			return "", err
+		}
+	}
 	main := mods[0]
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "upstream %s\n\nImported from the Go module proxy by nomadfork:\n\n", main.Version)
@@ -199,6 +208,9 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 			where = m.Dir + "/"
 		}
 		fmt.Fprintf(&msg, "%s %s %s %s\n", where, m.Path, m.Version, m.Sum)
+	}
+	if len(extra) > 0 {
+		fmt.Fprintf(&msg, "\ngo.sum adds what the nested modules require (verified by the checksum database):\n\n%s\n", strings.Join(extra, "\n"))
 	}
 	if main.Commit != "" {
 		fmt.Fprintf(&msg, "\nUpstream-Commit: %s\n", main.Commit)
@@ -216,6 +228,52 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 		return "", fmt.Errorf("committing upstream tree: %w", err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// addGoSum returns tree with lines merged into its go.sum, sorted.
+func (t *Tree) addGoSum(ctx context.Context, index, tree string, lines []string) (string, error) {
+	old, err := t.Repo.Run(ctx, "cat-file", "blob", tree+":go.sum")
+	if err != nil {
+		return "", fmt.Errorf("reading upstream go.sum: %w", err)
+	}
+	all := strings.Split(strings.TrimRight(old, "\n"), "\n")
+	seen := map[string]bool{}
+	for _, l := range all {
+		seen[l] = true
+	}
+	for _, l := range lines {
+		if seen[l] {
+			continue
+		}
+		// Before the first line that sorts after it: upstream's lines keep
+		// their order.
+		i := len(all)
+		for j := 0; j < len(all); j++ {
+			if all[j] > l {
+				i = j
+				break
+			}
+		}
+		all = append(all[:i], append([]string{l}, all[i:]...)...)
+	}
+	cmd := t.Repo.Command(ctx, "hash-object", "-w", "--stdin")
+	cmd.Stdin = strings.NewReader(strings.Join(all, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("writing go.sum: %w", err)
+	}
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := t.Repo.RunEnv(ctx, env, "read-tree", tree); err != nil {
+		return "", err
+	}
+	if _, err := t.Repo.RunEnv(ctx, env, "update-index", "--cacheinfo", "100644,"+strings.TrimSpace(string(out))+",go.sum"); err != nil {
+		return "", err
+	}
+	w, err := t.Repo.RunEnv(ctx, env, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(w), nil
 }
 
 // Fetch downloads and verifies the pinned modules, creates the repository
