@@ -39,11 +39,11 @@ type Module struct {
 
 // download is the subset of `go mod download -json` output the tool uses.
 type download struct {
-	Path    string
-	Version string
-	Error   string
-	Info    string
-	Dir     string
+	Path     string
+	Version  string
+	Error    string
+	Info     string
+	Dir      string
 	Sum      string
 	GoModSum string
 	Origin   *struct{ Hash string }
