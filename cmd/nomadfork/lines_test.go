@@ -224,6 +224,9 @@ func TestNestedRequirementsGoSum(t *testing.T) {
 		!strings.HasSuffix(sum, "example.com/zzz v1.0.0/go.mod h1:CCCC=\n") || strings.Count(sum, "\n") != 5 {
 		t.Errorf("go.sum of the imported upstream:\n%s", sum)
 	}
+	if gomod := p.read("lines/v1.5.0/nomad/go.mod"); !strings.Contains(gomod, "example.com/dep v1.1.0") || strings.Contains(gomod, "v1.0.0") {
+		t.Errorf("go.mod of the imported upstream does not require dep v1.1.0:\n%s", gomod)
+	}
 	// apply recomputes the lines and finds the pin's.
 	p.mustRun("apply", "-line", "v1.5.0")
 	p.write("patches/v1.5.0/upstream.json", strings.Replace(pinText, "example.com/dep v1.1.0/go.mod", "example.com/dep v1.1.1/go.mod", 1))

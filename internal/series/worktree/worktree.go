@@ -4,6 +4,7 @@
 package worktree
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
@@ -198,6 +202,9 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 		if tree, err = t.addGoSum(ctx, index, tree, extra); err != nil {
 			return "", err
 		}
+		if tree, err = t.raiseRequires(ctx, index, tree, extra); err != nil {
+			return "", err
+		}
 	}
 	main := mods[0]
 	var msg strings.Builder
@@ -210,7 +217,7 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 		fmt.Fprintf(&msg, "%s %s %s %s\n", where, m.Path, m.Version, m.Sum)
 	}
 	if len(extra) > 0 {
-		fmt.Fprintf(&msg, "\ngo.sum adds what the nested modules require (verified by the checksum database):\n\n%s\n", strings.Join(extra, "\n"))
+		fmt.Fprintf(&msg, "\ngo.mod requires, and go.sum holds, the newer versions the nested modules\nrequire (verified by the checksum database):\n\n%s\n", strings.Join(extra, "\n"))
 	}
 	if main.Commit != "" {
 		fmt.Fprintf(&msg, "\nUpstream-Commit: %s\n", main.Commit)
@@ -228,6 +235,61 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 		return "", fmt.Errorf("committing upstream tree: %w", err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// raiseRequires returns tree with the main module's go.mod requiring the
+// versions of the go.sum lines sums (what `go mod tidy` does when a nested
+// module, replaced by its directory, requires a newer version: without it
+// the go command refuses with "updates to go.mod needed").
+func (t *Tree) raiseRequires(ctx context.Context, index, tree string, sums []string) (string, error) {
+	data, err := t.Repo.Run(ctx, "cat-file", "blob", tree+":go.mod")
+	if err != nil {
+		return "", fmt.Errorf("reading upstream go.mod: %w", err)
+	}
+	f, err := modfile.Parse("go.mod", []byte(data), nil)
+	if err != nil {
+		return "", fmt.Errorf("parsing upstream go.mod: %w", err)
+	}
+	for _, l := range sums {
+		fields := strings.Fields(l)
+		if len(fields) != 3 || strings.HasSuffix(fields[1], "/go.mod") {
+			continue
+		}
+		for _, r := range f.Require {
+			if r.Mod.Path == fields[0] && semver.Compare(r.Mod.Version, fields[1]) < 0 {
+				if err := f.AddRequire(fields[0], fields[1]); err != nil {
+					return "", err
+				}
+			}
+		}
+	}
+	out, err := f.Format()
+	if err != nil {
+		return "", err
+	}
+	return t.replaceFile(ctx, index, tree, "go.mod", out)
+}
+
+// replaceFile returns tree with file's content replaced by data.
+func (t *Tree) replaceFile(ctx context.Context, index, tree, file string, data []byte) (string, error) {
+	cmd := t.Repo.Command(ctx, "hash-object", "-w", "--stdin")
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("writing %s: %w", file, err)
+	}
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := t.Repo.RunEnv(ctx, env, "read-tree", tree); err != nil {
+		return "", err
+	}
+	if _, err := t.Repo.RunEnv(ctx, env, "update-index", "--cacheinfo", "100644,"+strings.TrimSpace(string(out))+","+file); err != nil {
+		return "", err
+	}
+	w, err := t.Repo.RunEnv(ctx, env, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(w), nil
 }
 
 // addGoSum returns tree with lines merged into its go.sum, sorted.
@@ -256,24 +318,7 @@ func (t *Tree) addGoSum(ctx context.Context, index, tree string, lines []string)
 		}
 		all = append(all[:i], append([]string{l}, all[i:]...)...)
 	}
-	cmd := t.Repo.Command(ctx, "hash-object", "-w", "--stdin")
-	cmd.Stdin = strings.NewReader(strings.Join(all, "\n") + "\n")
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("writing go.sum: %w", err)
-	}
-	env := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := t.Repo.RunEnv(ctx, env, "read-tree", tree); err != nil {
-		return "", err
-	}
-	if _, err := t.Repo.RunEnv(ctx, env, "update-index", "--cacheinfo", "100644,"+strings.TrimSpace(string(out))+",go.sum"); err != nil {
-		return "", err
-	}
-	w, err := t.Repo.RunEnv(ctx, env, "write-tree")
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(w), nil
+	return t.replaceFile(ctx, index, tree, "go.sum", []byte(strings.Join(all, "\n")+"\n"))
 }
 
 // Fetch downloads and verifies the pinned modules, creates the repository
