@@ -11,6 +11,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/check"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
@@ -87,7 +88,7 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	for _, c := range changes {
-		fmt.Fprintf(e.stdout, "%-9s patches/%s\n", c.Action, c.Name)
+		fmt.Fprintf(e.stdout, "%-9s %s\n", c.Action, filepath.Join(line.PatchesDir, e.line.Name, c.Name))
 	}
 	if len(changes) == 0 {
 		fmt.Fprintln(e.stdout, "the series is empty: nomad/ has no commits after the upstream base")

@@ -467,7 +467,7 @@ func TestConflictThenContinue(t *testing.T) {
 		t.Errorf("apply would discard the resolution:\n%s", r.stderr)
 	}
 	r = p.mustRun("extract")
-	if !strings.Contains(r.stdout, "updated   patches/0002") {
+	if !strings.Contains(r.stdout, "updated   patches/v1.0.2/0002") {
 		t.Errorf("extract did not save the resolution:\n%s", r.stdout)
 	}
 	p.mustRun("check", "-no-build")
