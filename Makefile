@@ -10,8 +10,10 @@ STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
 STATUS_FLAGS = $(if $(filter $(LINE),$(shell cat patches/default-line)),-against $(STATUS_AGAINST))
 # The reverse dependencies' baseline of the line (make test-full).
 REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
+# Every maintained line (a directory patches/<version>/ with a pin).
+LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build check test test-full test-tool test-sim bench clean
+.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim bench clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -31,6 +33,11 @@ build: apply
 check: tool
 	$(NOMADFORK) check $(L)
 
+# `make check-lines`: `nomadfork check` (apply exactly, build and vet every
+# prefix and every patch on its dependencies) on every maintained line.
+check-lines: tool
+	@for l in $(LINES); do echo "$(NOMADFORK) check -line $$l"; $(NOMADFORK) check -line $$l || exit 1; done
+
 test-tool:
 	go vet ./...
 	go test -race -count=1 -timeout 30m ./...
@@ -41,7 +48,7 @@ test-sim: build
 	cd sim && go mod download
 	cd sim && PATH=$(CURDIR)/bin:$$PATH ../$(NOMADFORK) sandbox -- go test -race ./...
 
-# `make test`: the tool's own tests, the series check (every prefix and
+# `make test`: the tool's own tests, the series check on every line (every prefix and
 # every patch on its declared dependencies), each PR's export applied to a
 # fresh upstream tree and built, upstream's client tests of the patched tree
 # in the sandbox, upstream's unchanged tests against the patched code
@@ -49,8 +56,7 @@ test-sim: build
 # report against newer upstream versions and the benchmark's smoke tests
 # (single topology: v1.5.3 and the fork; multi topology: the fork).
 # CI runs exactly this.
-test: deps test-tool apply
-	$(NOMADFORK) check $(L)
+test: deps test-tool apply check-lines
 	$(NOMADFORK) export -verify $(L)
 	$(NOMADFORK) test $(L)
 	$(NOMADFORK) contract $(L)

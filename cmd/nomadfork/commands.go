@@ -64,7 +64,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "nomad/ is upstream %s plus %d patch(es), HEAD %s\n", p.Version(), len(patches), head)
+	fmt.Fprintf(e.stdout, "%s is upstream %s plus %d patch(es), HEAD %s\n", e.relWorkTree(), p.Version(), len(patches), head)
 	return nil
 }
 

@@ -96,6 +96,16 @@ func (e *env) useLine() error {
 	return nil
 }
 
+// relWorkTree is the line's work tree relative to the repository, with a
+// trailing slash: nomad/ or lines/<line>/nomad/.
+func (e *env) relWorkTree() string {
+	rel, err := filepath.Rel(e.root, e.workTree)
+	if err != nil {
+		return e.workTree + "/"
+	}
+	return rel + "/"
+}
+
 // lineArg is " -line <name>" when a line other than the default one was
 // selected, for the commands the tool tells the user to run next.
 func (e *env) lineArg() string {
