@@ -102,7 +102,8 @@ func TestNewLineConflictContinueAndAbort(t *testing.T) {
 
 	// Abort: nothing of the new line is left.
 	r := p.mustFail("rebase", "-onto", "v1.0.2", "-new-line")
-	containsAll(t, "conflict report", r.stderr, "0001-lib-make-F10-return-100.patch conflicts", "rebase -continue", "-line v1.0.2")
+	containsAll(t, "conflict report", r.stderr, "0001-lib-make-F10-return-100.patch conflicts", "resolve the conflicts in lines/v1.0.2/nomad/",
+		"`nomadfork rebase -continue -line v1.0.2`", "`nomadfork rebase -abort -line v1.0.2`")
 	if p.exists("patches/v1.0.2") {
 		t.Errorf("patches/v1.0.2 exists before the rebase completed")
 	}

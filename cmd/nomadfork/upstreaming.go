@@ -109,7 +109,7 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if rep.Stopped != nil {
-		return rep.Stopped.StopError()
+		return e.stopError(rep.Stopped)
 	}
 	return e.finishRebase(rep)
 }
@@ -128,6 +128,22 @@ func (e *env) finishRebase(rep *rebase.Report) error {
 	fmt.Fprintf(e.stdout, "updated %s/%s/ (pin and patches) and CHANGELOG.md; run `nomadfork check -line %s`, then `nomadfork baseline -line %s` before `nomadfork test -line %s`\n",
 		line.PatchesDir, rep.To, rep.To, rep.To, rep.To)
 	return nil
+}
+
+// stopError is the error of a rebase stopped at a conflict, naming the
+// line's work tree and, for a line other than the default one, -line in
+// the commands that go on.
+func (e *env) stopError(o *rebase.Outcome) error {
+	err := o.StopError()
+	var ce *worktree.ConflictError
+	if !errors.As(err, &ce) || e.line.Default {
+		return err
+	}
+	ce.Resume = strings.ReplaceAll(ce.Resume, "in nomad/", "in "+e.relWorkTree())
+	for _, verb := range []string{"-continue", "-abort"} {
+		ce.Resume = strings.ReplaceAll(ce.Resume, "`nomadfork rebase "+verb+"`", "`nomadfork rebase "+verb+" -line "+e.line.Name+"`")
+	}
+	return err
 }
 
 // rebaseOnto starts a rebase of the selected line onto version, or, with
@@ -299,7 +315,7 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 		return err
 	}
 	if rep.Stopped != nil {
-		return rep.Stopped.StopError()
+		return e.stopError(rep.Stopped)
 	}
 	return e.finishRebase(rep)
 }
