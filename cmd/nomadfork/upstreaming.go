@@ -39,7 +39,14 @@ copy of its work tree at lines/<new>/nomad; continue or abort it with
 -line <new>.`
 	helpDrop = `Records that upstream carries a patch in a different form (Upstream-Status:
 applied <version>, Applied-Upstream: <url>); the next rebase onto that
-version or later drops it. The version must be served and newer than the pin.`
+version or later drops it. The version must be served and newer than the pin.
+
+With -verify, while a rebase of the line is stopped at the patch: applies
+the patch's _test.go hunks without its production changes to the rebase's
+target in a scratch tree, runs its own tests there in the sandbox and, only
+if every one passes, drops the patch (the changelog entry names -pr, the
+version and the tests) and goes on with the rebase. Otherwise the rebase
+stays stopped at the patch.`
 	helpStatus = `Read-only: tries the line's series against newer upstream versions in
 scratch trees and prints a table, a row per patch. Without -against: the
 versions in targets.json newer than the line's pin.`
