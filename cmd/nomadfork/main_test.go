@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -145,9 +146,29 @@ type result struct {
 	stdout, stderr string
 }
 
+// syncBuffer is a bytes.Buffer safe for concurrent writes: the harness
+// writes to the command's output while os/exec copies a child's output
+// into it (with *os.File streams, as in nomadfork itself, no copy runs).
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 func (p *project) nomadfork(args ...string) result {
 	p.t.Helper()
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr syncBuffer
 	code := run(context.Background(), append([]string{"-C", p.dir}, args...), &stdout, &stderr)
 	return result{code, stdout.String(), stderr.String()}
 }
