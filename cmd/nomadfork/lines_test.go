@@ -88,9 +88,14 @@ func TestNewLineByRebase(t *testing.T) {
 	// Making it again is refused: it exists.
 	r = p.mustFail("rebase", "-onto", "v1.0.1", "-new-line")
 	containsAll(t, "second -new-line", r.stderr, "line v1.0.1 exists already")
-	// The default line still works as before.
+	// The default line still works as before, and each line's build is
+	// stamped with its own release although v1.0.1's heading is the newest.
 	p.mustRun("apply")
 	p.mustEqual(old)
+	r = p.mustRun("build", "-o", filepath.Join(p.dir, "bin", "up"))
+	containsAll(t, "build", r.stdout, "v1.0.0+fork.1")
+	r = p.mustRun("build", "-line", "v1.0.1", "-o", filepath.Join(p.dir, "bin", "up"))
+	containsAll(t, "build -line v1.0.1", r.stdout, "v1.0.1+fork.1")
 }
 
 func TestNewLineConflictContinueAndAbort(t *testing.T) {
