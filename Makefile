@@ -1,13 +1,21 @@
 # Thin entry points; the logic lives in cmd/nomadfork.
 NOMADFORK := bin/nomadfork
-# Newer upstream versions `make test` reports the series against.
+# The maintained line to work on: `make LINE=v1.5.6`, `make test LINE=v1.5.6`.
+# Default: the line patches/default-line names.
+LINE ?= $(shell cat patches/default-line)
+L := -line $(LINE)
+# Newer upstream versions `make test` reports the default line against
+# (other lines: targets.json's versions newer than theirs).
 STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
-# The reverse dependencies' baseline of the pinned version (make test-full).
-REVDEPS_BASELINE = baseline/revdeps-$(shell grep -m1 '"version"' upstream.json | cut -d'"' -f4).tsv
+STATUS_FLAGS = $(if $(filter $(LINE),$(shell cat patches/default-line)),-against $(STATUS_AGAINST))
+# The reverse dependencies' baseline of the line (make test-full).
+REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
+# Every maintained line (a directory patches/<version>/ with a pin).
+LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build check test test-full test-tool test-sim bench clean
+.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim bench clean
 
-# `make`: apply the series to the pinned upstream and build bin/nomad.
+# `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
 
 deps:
@@ -17,13 +25,18 @@ tool:
 	go build -o $(NOMADFORK) ./cmd/nomadfork
 
 apply: tool
-	$(NOMADFORK) apply
+	$(NOMADFORK) apply $(L)
 
 build: apply
-	$(NOMADFORK) build
+	$(NOMADFORK) build $(L)
 
 check: tool
-	$(NOMADFORK) check
+	$(NOMADFORK) check $(L)
+
+# `make check-lines`: `nomadfork check` (apply exactly, build and vet every
+# prefix and every patch on its dependencies) on every maintained line.
+check-lines: tool
+	@for l in $(LINES); do echo "$(NOMADFORK) check -line $$l"; $(NOMADFORK) check -line $$l || exit 1; done
 
 test-tool:
 	go vet ./...
@@ -35,7 +48,7 @@ test-sim: build
 	cd sim && go mod download
 	cd sim && PATH=$(CURDIR)/bin:$$PATH ../$(NOMADFORK) sandbox -- go test -race ./...
 
-# `make test`: the tool's own tests, the series check (every prefix and
+# `make test`: the tool's own tests, the series check on every line (every prefix and
 # every patch on its declared dependencies), each PR's export applied to a
 # fresh upstream tree and built, upstream's client tests of the patched tree
 # in the sandbox, upstream's unchanged tests against the patched code
@@ -43,15 +56,14 @@ test-sim: build
 # report against newer upstream versions and the benchmark's smoke tests
 # (single topology: v1.5.3 and the fork; multi topology: the fork).
 # CI runs exactly this.
-test: deps test-tool apply
-	$(NOMADFORK) check
-	$(NOMADFORK) export -verify
-	$(NOMADFORK) test
-	$(NOMADFORK) contract
-	$(NOMADFORK) revdeps
-	$(NOMADFORK) status -against $(STATUS_AGAINST)
-	$(NOMADFORK) bench -quick
-	$(NOMADFORK) bench -quick -topology multi -versions fork
+test: deps test-tool apply check-lines
+	$(NOMADFORK) export -verify $(L)
+	$(NOMADFORK) test $(L)
+	$(NOMADFORK) contract $(L)
+	$(NOMADFORK) revdeps $(L)
+	$(NOMADFORK) status $(L) $(STATUS_FLAGS)
+	$(NOMADFORK) bench -quick $(L)
+	$(NOMADFORK) bench -quick -topology multi -versions fork $(L)
 
 # `make test-full`: `make test`, then the tests of the reverse dependencies
 # (packages outside ./client/... whose tests import what the series
@@ -62,11 +74,11 @@ test: deps test-tool apply
 # every failure on unpatched upstream instead: only UPSTREAM failures pass.
 test-full: test
 	@if [ -f $(REVDEPS_BASELINE) ]; then \
-		echo "$(NOMADFORK) revdeps -run"; $(NOMADFORK) revdeps -run; \
+		echo "$(NOMADFORK) revdeps -run $(L)"; $(NOMADFORK) revdeps -run $(L); \
 	else \
-		echo "test-full: $(REVDEPS_BASELINE) does not exist; make it with \`$(NOMADFORK) baseline -revdeps\` (hours on 2 cores)."; \
+		echo "test-full: $(REVDEPS_BASELINE) does not exist; make it with \`$(NOMADFORK) baseline -revdeps $(L)\` (hours on 2 cores)."; \
 		echo "test-full: until then every failing reverse-dependency test is retried and run on unpatched upstream; more than 20 failures all count."; \
-		echo "$(NOMADFORK) revdeps -run -no-baseline"; $(NOMADFORK) revdeps -run -no-baseline; \
+		echo "$(NOMADFORK) revdeps -run -no-baseline $(L)"; $(NOMADFORK) revdeps -run -no-baseline $(L); \
 	fi
 
 # `make bench`: the full benchmark in the sandbox (3 servers and 3 clients
@@ -74,8 +86,8 @@ test-full: test
 # v1.6.1): a table on stdout, JSON and PNG charts in out/bench/.
 # `nomadfork bench -quick` is the smoke test `make test` runs.
 bench: tool
-	@test -d nomad || $(NOMADFORK) apply
-	$(NOMADFORK) bench
+	$(NOMADFORK) apply $(L)
+	$(NOMADFORK) bench $(L)
 
 clean:
 	rm -rf bin out

@@ -21,7 +21,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "bench", benchUsage)
 	var cfg bench.Config
 	cfg.Flags(fs, filepath.Join(e.out, "bench"))
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	if cfg.From != "" {

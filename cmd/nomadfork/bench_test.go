@@ -140,7 +140,7 @@ func TestBenchFrom(t *testing.T) {
 	}
 
 	// The pin moves on: the saved run still reads against v1.0.0.
-	p.pin("v1.0.2", true)
+	p.repin("v1.0.2")
 	if again := p.mustRun("bench", "-from", saved); again.stdout != ran.String() {
 		t.Errorf("after a pin change -from prints:\n%s\nwant:\n%s", again.stdout, ran.String())
 	}

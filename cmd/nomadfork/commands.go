@@ -11,6 +11,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/check"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
@@ -37,7 +38,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	cont := fs.Bool("continue", false, "resume a stopped apply after resolving the conflicts and staging them with 'git add'")
 	abort := fs.Bool("abort", false, "end a stopped apply, keeping the patches applied so far")
 	allowEmpty := fs.Bool("allow-empty", false, "accept an empty or missing patches/ (nomad/ becomes bare upstream)")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	if n := count(*force, *cont, *abort); n > 1 {
@@ -63,7 +64,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "nomad/ is upstream %s plus %d patch(es), HEAD %s\n", p.Version(), len(patches), head)
+	fmt.Fprintf(e.stdout, "%s is upstream %s plus %d patch(es), HEAD %s\n", e.relWorkTree(), p.Version(), len(patches), head)
 	return nil
 }
 
@@ -78,7 +79,7 @@ func count(bs ...bool) (n int) {
 
 func runExtract(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "extract", "", helpExtract)
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree
@@ -87,7 +88,7 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	for _, c := range changes {
-		fmt.Fprintf(e.stdout, "%-9s patches/%s\n", c.Action, c.Name)
+		fmt.Fprintf(e.stdout, "%-9s %s\n", c.Action, filepath.Join(line.PatchesDir, e.line.Name, c.Name))
 	}
 	if len(changes) == 0 {
 		fmt.Fprintln(e.stdout, "the series is empty: nomad/ has no commits after the upstream base")
@@ -101,7 +102,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	allowEmpty := fs.Bool("allow-empty", false, "accept an empty or missing patches/")
 	tests := fs.Bool("tests", false, "also run each patch's own tests (the Test funcs its _test.go hunks add or change) on the base plus its dependencies, in the sandbox (a nomad build per patch: not in CI)")
 	verbose := fs.Bool("v", false, "with -tests, print every test's output")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree
@@ -130,7 +131,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 func runBuild(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "build", "[-o file]", helpBuild)
 	out := fs.String("o", filepath.Join(e.bin, "nomad"), "write the binary to `file`")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree

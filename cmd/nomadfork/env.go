@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,22 +10,33 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // env is the repository layout and the streams of one invocation.
 type env struct {
-	root     string // the repository's top directory
-	pinFile  string // upstream.json
-	patches  string // patches/
-	workTree string // nomad/
-	bin      string // bin/
-	out      string // out/: scratch space, git-ignored
-	baseline string // baseline/
-	sim      string // sim/: the external consumer module
-	log      string // CHANGELOG.md
+	root   string // the repository's top directory
+	bin    string // bin/
+	out    string // out/: scratch space, git-ignored
+	sim    string // sim/: the external consumer module
+	log    string // CHANGELOG.md
+	layout line.Layout
+
+	// The selected line (-line, else the default line): set by useLine.
+	lineName string // what -line said; empty: the default line
+	line     line.Line
+	pinFile  string // patches/<line>/upstream.json
+	patches  string // patches/<line>/
+	workTree string // nomad/ or lines/<line>/nomad
+	baseline string // patches/<line>/baseline/
 	tree     *worktree.Tree
+	// making: the selected line is being made by a stopped rebase
+	// -new-line (it has a work tree, but no files yet).
+	making bool
+	// rebasing names the line a rebase works on, for the resume command.
+	rebasing string
 
 	stdout, stderr io.Writer
 }
@@ -42,23 +54,65 @@ func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 		return nil, err
 	}
 	e := &env{
-		root:     root,
-		pinFile:  filepath.Join(root, pin.DefaultFile),
-		patches:  filepath.Join(root, "patches"),
-		workTree: filepath.Join(root, "nomad"),
-		bin:      filepath.Join(root, "bin"),
-		out:      filepath.Join(root, "out"),
-		baseline: filepath.Join(root, "baseline"),
-		sim:      filepath.Join(root, "sim"),
-		log:      filepath.Join(root, "CHANGELOG.md"),
-		stdout:   stdout,
-		stderr:   stderr,
-		tree:     &worktree.Tree{Dir: filepath.Join(root, "nomad"), Repo: &git.Repo{Dir: filepath.Join(root, "nomad")}, Log: stdout},
+		root:   root,
+		bin:    filepath.Join(root, "bin"),
+		out:    filepath.Join(root, "out"),
+		sim:    filepath.Join(root, "sim"),
+		log:    filepath.Join(root, "CHANGELOG.md"),
+		layout: line.Layout{Root: root},
+		stdout: stdout,
+		stderr: stderr,
 	}
-	if _, err := os.Stat(e.pinFile); err != nil {
-		return e, fmt.Errorf("%s not found: run nomadfork in the repository's top directory or pass -C", pin.DefaultFile)
+	// Until a command selects its line, the default line's work tree.
+	e.setLine(line.Line{WorkTree: filepath.Join(root, "nomad")})
+	if !e.layout.IsRepo() {
+		return e, fmt.Errorf("%s not found: run nomadfork in the repository's top directory or pass -C",
+			filepath.Join(line.PatchesDir, line.DefaultFile))
 	}
 	return e, nil
+}
+
+// setLine points the env's line fields at ln.
+func (e *env) setLine(ln line.Line) {
+	e.line = ln
+	e.pinFile = ln.Pin
+	e.patches = ln.Dir
+	e.baseline = ln.Baselines
+	e.workTree = ln.WorkTree
+	e.tree = &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: e.stdout}
+}
+
+// useLine selects the line -line named (the default line if none): an
+// unknown line is a usage error naming the lines there are.
+func (e *env) useLine() error {
+	ln, err := e.layout.Get(e.lineName)
+	if errors.Is(err, line.ErrUnknown) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	e.setLine(ln)
+	return nil
+}
+
+// relWorkTree is the line's work tree relative to the repository, with a
+// trailing slash: nomad/ or lines/<line>/nomad/.
+func (e *env) relWorkTree() string {
+	rel, err := filepath.Rel(e.root, e.workTree)
+	if err != nil {
+		return e.workTree + "/"
+	}
+	return rel + "/"
+}
+
+// lineArg is " -line <name>" when a line other than the default one was
+// selected, for the commands the tool tells the user to run next.
+func (e *env) lineArg() string {
+	if e.lineName == "" || e.line.Default {
+		return ""
+	}
+	return " -line " + e.line.Name
 }
 
 func (e *env) loadPin() (*pin.Pin, error) { return pin.Load(e.pinFile) }

@@ -115,7 +115,7 @@ func TestFaultGitAmAbortDuringRebase(t *testing.T) {
 	p, before := stoppedRebase(t)
 	p.git("am", "--abort")
 	p.expect(p.nomadfork("rebase", "-continue"), 1, "is gone", "nomadfork rebase -abort")
-	if p.read("upstream.json") != before.pin || p.read("CHANGELOG.md") != before.changelog || len(p.patchFiles()) != 1 {
+	if p.read(filepath.Join(p.lineDir(), "upstream.json")) != before.pin || p.read("CHANGELOG.md") != before.changelog || len(p.patchFiles()) != 1 {
 		t.Fatal("pin, CHANGELOG.md or patches/ changed")
 	}
 	p.mustRun("rebase", "-abort")
@@ -182,17 +182,20 @@ func TestFaultMissingPatches(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()
 	before := p.snapshot()
-	if err := os.Rename(filepath.Join(p.dir, "patches"), filepath.Join(p.dir, "patches.away")); err != nil {
-		t.Fatal(err)
+	away := t.TempDir()
+	files, _ := filepath.Glob(filepath.Join(p.dir, p.lineDir(), "*.patch"))
+	for _, f := range files {
+		if err := os.Rename(f, filepath.Join(away, filepath.Base(f))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, verb := range []string{"apply", "check", "export"} {
-		p.expect(p.nomadfork(verb), 1, "the series is empty", "does not exist", "-allow-empty")
+		p.expect(p.nomadfork(verb), 1, "the series is empty", "holds no NNNN-subject.patch files", "-allow-empty")
 	}
-	os.Mkdir(filepath.Join(p.dir, "patches"), 0o755)
-	p.expect(p.nomadfork("apply"), 1, "holds no NNNN-subject.patch files")
-	os.Remove(filepath.Join(p.dir, "patches"))
-	if err := os.Rename(filepath.Join(p.dir, "patches.away"), filepath.Join(p.dir, "patches")); err != nil {
-		t.Fatal(err)
+	for _, f := range files {
+		if err := os.Rename(filepath.Join(away, filepath.Base(f)), f); err != nil {
+			t.Fatal(err)
+		}
 	}
 	p.mustEqual(before)
 }
@@ -230,7 +233,7 @@ func TestFaultExportRemovesStaleBranches(t *testing.T) {
 func TestFaultChangedContextLine(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()
-	name := "patches/0002-lib-make-F20-return-200.patch"
+	name := filepath.Join(p.lineDir(), "0002-lib-make-F20-return-200.patch")
 	p.write(name, strings.Replace(p.read(name), " // F20 returns 20.", " // F20 returns twenty.", 1))
 	before := p.snapshot()
 	r := p.nomadfork("apply", "-force")
@@ -238,7 +241,7 @@ func TestFaultChangedContextLine(t *testing.T) {
 	if strings.Contains(r.stderr, "conflict") || strings.Contains(r.stderr, "git add") {
 		t.Errorf("reports a conflict where there is none:\n%s", r.stderr)
 	}
-	if p.read("upstream.json") != before.pin || p.read(name) != before.patches["0002-lib-make-F20-return-200.patch"] {
+	if p.read(filepath.Join(p.lineDir(), "upstream.json")) != before.pin || p.read(name) != before.patches["0002-lib-make-F20-return-200.patch"] {
 		t.Error("pin or patch changed")
 	}
 	if got := p.git("status", "--porcelain"); got != "" {

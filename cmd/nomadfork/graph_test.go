@@ -87,7 +87,7 @@ func TestCheckUndeclaredDependencyApply(t *testing.T) {
 		"it likely needs 0001-lib-make-F5-return-50.patch, which also changes lib/lib.go (add `Depends-On: 0001`",
 	)
 	// Declaring it makes the check pass.
-	p.write("patches/0002-lib-document-F5.patch", strings.Replace(p.read("patches/0002-lib-document-F5.patch"),
+	p.write(filepath.Join(p.lineDir(), "0002-lib-document-F5.patch"), strings.Replace(p.read(filepath.Join(p.lineDir(), "0002-lib-document-F5.patch")),
 		"Origin: nomad-client-fork\n", "Origin: nomad-client-fork\nDepends-On: 0001\n", 1))
 	p.mustRun("apply", "-force")
 	r = p.mustRun("check", "-no-build")

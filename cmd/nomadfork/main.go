@@ -40,9 +40,13 @@ Flags:
 	-C dir     run in dir instead of the current directory
 
 Commands run in the repository's top directory (the one holding
-upstream.json). apply, extract, rebase, drop and export change the series or
-the work tree; they (and check, status, baseline and contract, which share its
-scratch space) take a lock, out/nomadfork.lock, so only one runs at a time.
+patches/default-line). Every command but sandbox works on one maintained
+line: -line <version> selects it (patches/<version>/ holds its pin, series
+and baselines; its work tree is lines/<version>/nomad), the default is the
+line patches/default-line names (its work tree is nomad/). apply, extract,
+rebase, drop and export change a series or a work tree; they (and check,
+status, baseline and contract, which share the scratch space) take a lock,
+out/nomadfork.lock, so only one runs at a time.
 `
 
 type command struct {
@@ -169,10 +173,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitInterrupted
 	case errors.As(err, &exit):
 		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+		lineNote(e, stderr)
 		return int(exit)
 	}
 	fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+	lineNote(e, stderr)
 	return 1
+}
+
+// lineNote reminds, after an error on a line other than the default one,
+// that the commands the error names need -line too.
+func lineNote(e *env, stderr io.Writer) {
+	if e != nil && e.line.Name != "" && !e.line.Default {
+		fmt.Fprintf(stderr, "nomadfork: this was line %s (work tree %s): add `-line %s` to the nomadfork commands above\n", e.line.Name, e.workTree, e.line.Name)
+	}
 }
 
 func lookup(name string) *command {
@@ -189,11 +203,14 @@ func lookup(name string) *command {
 func resumeCommand(e *env, name string, args []string) string {
 	if name == "rebase" {
 		if r := e.rebaser(); r.InProgress(context.Background()) {
+			if e.rebasing != "" && !e.line.Default {
+				return "nomadfork rebase -continue -line " + e.rebasing
+			}
 			return "nomadfork rebase -continue"
 		}
 	}
 	if name == "apply" {
-		return "nomadfork apply"
+		return "nomadfork apply" + e.lineArg()
 	}
 	return strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " "))
 }
@@ -212,8 +229,9 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) 
 func newFlags(e *env, name, synopsis string, help ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	fs.StringVar(&e.lineName, "line", "", "work on the maintained line `version` (patches/<version>/; default: the one patches/default-line names)")
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, strings.TrimSpace("usage: nomadfork "+name+" "+synopsis))
+		fmt.Fprintln(e.stderr, strings.TrimSpace("usage: nomadfork "+name+" [-line version] "+synopsis))
 		if len(help) > 0 {
 			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(help[0]))
 		}
@@ -227,8 +245,18 @@ func newFlags(e *env, name, synopsis string, help ...string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args and allows at most maxArgs arguments after the flags.
-func parse(fs *flag.FlagSet, args []string, maxArgs int) error {
+// parse parses args, allows at most maxArgs arguments after the flags and
+// selects the line -line names.
+func (e *env) parse(fs *flag.FlagSet, args []string, maxArgs int) error {
+	if err := parseOnly(fs, args, maxArgs); err != nil {
+		return err
+	}
+	return e.useLine()
+}
+
+// parseOnly is parse without selecting the line, for a command that finds
+// its line itself.
+func parseOnly(fs *flag.FlagSet, args []string, maxArgs int) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err

@@ -9,12 +9,23 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/fixture"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 )
+
+// TestMain lets the test binary be the sandbox's init, as nomadfork is:
+// the sandbox re-executes its own executable, which in a test is this one.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
+		os.Exit(sandbox.Init(os.Args[2:]))
+	}
+	os.Exit(m.Run())
+}
 
 const (
 	upPath     = "example.com/up"
@@ -71,6 +82,7 @@ func newProject(t *testing.T) *project {
 		"go.mod": "module example.com/up/api\n\ngo 1.21\n",
 		"api.go": "package api\n\n// Name names the api.\nconst Name = \"api\"\n",
 	}})
+	p.write("patches/default-line", "v1.0.0\n")
 	p.pin("v1.0.0", true)
 	p.write("targets.json", `{"v1.0.2": {"example.com/up/api": "`+apiVersion+`"}, "v1.1.0": {"example.com/up/api": "`+apiVersion+`"}, "v1.2.0": {"example.com/up/api": "`+apiVersion+`"}}`)
 	p.write("CHANGELOG.md", "# Changelog\n\n## v1.0.0+fork.1\n")
@@ -84,9 +96,29 @@ func (p *project) pin(version string, withAPI bool) {
 	if withAPI {
 		pn.Nested = []pin.Module{{Path: apiPath, Version: apiVersion, Sum: p.proxy.Sums[apiPath+"@"+apiVersion], Dir: "api"}}
 	}
-	if err := pn.Save(filepath.Join(p.dir, pin.DefaultFile)); err != nil {
+	if err := os.MkdirAll(filepath.Join(p.dir, "patches", version), 0o755); err != nil {
 		p.t.Fatal(err)
 	}
+	if err := pn.Save(filepath.Join(p.dir, "patches", version, pin.DefaultFile)); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// repin pins the default line to version instead, as a maintainer
+// renaming the line by hand would: its directory moves to patches/<version>.
+func (p *project) repin(version string) {
+	p.t.Helper()
+	if err := os.Rename(filepath.Join(p.dir, p.lineDir()), filepath.Join(p.dir, "patches", version)); err != nil {
+		p.t.Fatal(err)
+	}
+	p.write("patches/default-line", version+"\n")
+	p.pin(version, true)
+}
+
+// lineDir is the default line's directory, relative to the project.
+func (p *project) lineDir() string {
+	p.t.Helper()
+	return filepath.Join("patches", strings.TrimSpace(p.read("patches/default-line")))
 }
 
 func (p *project) write(name, content string) {
@@ -114,9 +146,29 @@ type result struct {
 	stdout, stderr string
 }
 
+// syncBuffer is a bytes.Buffer safe for concurrent writes: the harness
+// writes to the command's output while os/exec copies a child's output
+// into it (with *os.File streams, as in nomadfork itself, no copy runs).
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
 func (p *project) nomadfork(args ...string) result {
 	p.t.Helper()
-	var stdout, stderr bytes.Buffer
+	var stdout, stderr syncBuffer
 	code := run(context.Background(), append([]string{"-C", p.dir}, args...), &stdout, &stderr)
 	return result{code, stdout.String(), stderr.String()}
 }
@@ -142,8 +194,14 @@ func (p *project) mustFail(args ...string) result {
 // git runs git in the work tree as a user would.
 func (p *project) git(args ...string) string {
 	p.t.Helper()
+	return p.gitIn("nomad", args...)
+}
+
+// gitIn runs git in dir, relative to the project, as a user would.
+func (p *project) gitIn(dir string, args ...string) string {
+	p.t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=Dev", "-c", "user.email=dev@example.com"}, args...)...)
-	cmd.Dir = filepath.Join(p.dir, "nomad")
+	cmd.Dir = filepath.Join(p.dir, dir)
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL="+os.DevNull, "GIT_CONFIG_NOSYSTEM=1",
 		"GIT_AUTHOR_DATE=2024-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2024-01-01T00:00:00Z")
 	out, err := cmd.CombinedOutput()
@@ -178,10 +236,13 @@ func (p *project) resolve(file, resolution string) {
 
 func (p *project) patchFiles() map[string]string {
 	p.t.Helper()
-	entries, _ := os.ReadDir(filepath.Join(p.dir, "patches"))
+	dir := p.lineDir()
+	entries, _ := os.ReadDir(filepath.Join(p.dir, dir))
 	out := map[string]string{}
 	for _, e := range entries {
-		out[e.Name()] = p.read(filepath.Join("patches", e.Name()))
+		if strings.HasSuffix(e.Name(), ".patch") {
+			out[e.Name()] = p.read(filepath.Join(dir, e.Name()))
+		}
 	}
 	return out
 }
@@ -271,7 +332,7 @@ func TestApplyRefusesDirtyTree(t *testing.T) {
 		t.Errorf("the uncommitted edit was lost")
 	}
 	// Even when patches/ changed, nothing is overwritten.
-	p.write("patches/0002-lib-make-F20-return-200.patch", strings.Replace(p.read("patches/0002-lib-make-F20-return-200.patch"), "200", "300", -1))
+	p.write(filepath.Join(p.lineDir(), "0002-lib-make-F20-return-200.patch"), strings.Replace(p.read(filepath.Join(p.lineDir(), "0002-lib-make-F20-return-200.patch")), "200", "300", -1))
 	p.mustFail("apply")
 	if got := p.read("nomad/main.go"); got != edited {
 		t.Errorf("the uncommitted edit was lost")
@@ -307,7 +368,7 @@ func TestApplyRefusesUnexportedCommits(t *testing.T) {
 func TestApplyCorruptPatch(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()
-	p.write("patches/0002-lib-make-F20-return-200.patch", "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"+
+	p.write(filepath.Join(p.lineDir(), "0002-lib-make-F20-return-200.patch"), "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n"+
 		"From: Dev <dev@example.com>\nSubject: [PATCH] broken\n\n---\ndiff --git a/lib/lib.go b/lib/lib.go\n"+
 		"--- a/lib/lib.go\n+++ b/lib/lib.go\n@@ -1,3 +1,3 @@\n-no such line\n+x\n")
 	r := p.mustFail("apply", "-force")
@@ -337,12 +398,12 @@ func TestApplyCorruptPatch(t *testing.T) {
 
 func TestChecksumMismatchWritesNothing(t *testing.T) {
 	p := newProject(t)
-	pn, err := pin.Load(filepath.Join(p.dir, pin.DefaultFile))
+	pn, err := pin.Load(filepath.Join(p.dir, p.lineDir(), pin.DefaultFile))
 	if err != nil {
 		t.Fatal(err)
 	}
 	pn.Module.Sum = p.proxy.Sums[upPath+"@v1.0.1"]
-	if err := pn.Save(filepath.Join(p.dir, pin.DefaultFile)); err != nil {
+	if err := pn.Save(filepath.Join(p.dir, p.lineDir(), pin.DefaultFile)); err != nil {
 		t.Fatal(err)
 	}
 	r := p.mustFail("apply", "-allow-empty")
@@ -405,7 +466,7 @@ func TestConflictThenContinue(t *testing.T) {
 	p.commitEdit("lib/lib.go", "func F10() int { return 10 }", "func F10() int { return 100 }", "lib: make F10 return 100")
 	p.mustRun("extract")
 	// Upstream v1.0.2 changed F10 too: 0002 conflicts.
-	p.pin("v1.0.2", true)
+	p.repin("v1.0.2")
 	r := p.mustFail("apply")
 	containsAll(t, "conflict report", r.stderr, "0002-lib-make-F10-return-100.patch", "lib/lib.go", "apply -continue")
 	r = p.mustFail("apply", "-continue")
@@ -427,7 +488,7 @@ func TestConflictThenContinue(t *testing.T) {
 		t.Errorf("apply would discard the resolution:\n%s", r.stderr)
 	}
 	r = p.mustRun("extract")
-	if !strings.Contains(r.stdout, "updated   patches/0002") {
+	if !strings.Contains(r.stdout, "updated   patches/v1.0.2/0002") {
 		t.Errorf("extract did not save the resolution:\n%s", r.stdout)
 	}
 	p.mustRun("check", "-no-build")
@@ -439,7 +500,7 @@ func TestCheckDetectsOffset(t *testing.T) {
 	p.mustRun("check", "-no-build")
 	// v1.0.1 adds three lines above everything: the patches still apply,
 	// but only at an offset.
-	p.pin("v1.0.1", true)
+	p.repin("v1.0.1")
 	r := p.mustFail("check", "-no-build")
 	if !strings.Contains(r.stderr, "0001-lib-make-F5-return-50.patch: applies only with an offset") {
 		t.Errorf("check does not report the offset by patch name:\n%s", r.stderr)
@@ -499,7 +560,7 @@ func TestUsage(t *testing.T) {
 	if code := run(context.Background(), []string{"frobnicate"}, &out, &errb); code != 2 {
 		t.Errorf("unknown command exit = %d, want 2", code)
 	}
-	if code := run(context.Background(), []string{"-C", t.TempDir(), "apply"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "upstream.json not found") {
+	if code := run(context.Background(), []string{"-C", t.TempDir(), "apply"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "patches/default-line not found") {
 		t.Errorf("apply outside a repository: %d %s", code, errb.String())
 	}
 }

@@ -55,7 +55,7 @@ func runTest(ctx context.Context, e *env, args []string) error {
 	race := fs.Bool("race", true, "also run the packages the series touches with -race, against the race baseline")
 	retry := fs.Bool("retry", true, "run each failed test once more, then on unpatched upstream")
 	sim := fs.Bool("sim", true, "also run the tests of the sim/ module")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	o, err := e.harnessOn(ctx, "test", *verbose)
@@ -76,7 +76,7 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	revdeps := fs.Bool("revdeps", false, "only make the baseline of the reverse dependencies (the packages outside ./client/... whose tests import what the series changes), for nomadfork revdeps -run")
 	runs := fs.Int("runs", 2, "run each suite `n` times and record every test that failed in any run")
 	keep := fs.Bool("keep", false, "keep the entries the baseline files already have (add to them)")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	p, base, err := e.fetchBase(ctx, e.tree)
@@ -92,7 +92,7 @@ func runContract(ctx context.Context, e *env, args []string) error {
 	verbose := fs.Bool("v", false, "print every test's output, not only failures")
 	retry := fs.Bool("retry", true, "run each failed test once more, then on unpatched upstream, before it counts")
 	keep := fs.Bool("keep", false, "keep the contract tree in out/contract/nomad for inspection")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	o, err := e.harnessOn(ctx, "contract", *verbose)
@@ -108,7 +108,7 @@ func runRevdeps(ctx context.Context, e *env, args []string) error {
 	noBaseline := fs.Bool("no-baseline", false, "with -run, without the reverse-dependency baseline: try every failure on unpatched upstream")
 	verbose := fs.Bool("v", false, "print every test's output, not only failures")
 	retry := fs.Bool("retry", true, "run each failed test once more, then on unpatched upstream, before it counts")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	o, err := e.harnessOn(ctx, "revdeps", *verbose)

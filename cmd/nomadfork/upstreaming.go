@@ -5,14 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
 	"golang.org/x/mod/semver"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/export"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
@@ -24,76 +26,229 @@ func (e *env) rebaser() *rebase.Rebaser {
 }
 
 const (
-	helpRebase = `Moves the series onto a newer upstream: pins and imports the target, then
-applies each patch (cleanly, by 3-way merge, or dropped when upstream carries
-it). At a conflict it stops: resolve, git add, then rebase -continue, or
-rebase -abort. The pin, patches/ and CHANGELOG.md change only when it
-completes.`
+	helpRebase = `Moves a line's series onto a newer upstream: pins and imports the target,
+then applies each patch (cleanly, by 3-way merge, or dropped when upstream
+carries it). At a conflict it stops: resolve in the line's work tree, git
+add, then rebase -continue, or rebase -abort (with the same -line). The pin,
+the line's patches and CHANGELOG.md change only when it completes.
+
+Without -new-line the selected line moves: patches/<old>/ becomes
+patches/<new>/ (and its work tree moves with it). With -new-line the
+selected line stays as it is and a new line <new> is made from it, in a
+copy of its work tree at lines/<new>/nomad; continue or abort it with
+-line <new>.`
 	helpDrop = `Records that upstream carries a patch in a different form (Upstream-Status:
 applied <version>, Applied-Upstream: <url>); the next rebase onto that
-version or later drops it. The version must be served and newer than the pin.`
-	helpStatus = `Read-only: tries the series against newer upstream versions in scratch
-trees and prints a table, a row per patch. Without -against: the versions in
-targets.json newer than the pin.`
+version or later drops it. The version must be served and newer than the pin.
+
+With -verify, while a rebase of the line is stopped at the patch: applies
+the patch's _test.go hunks without its production changes to the rebase's
+target in a scratch tree, runs its own tests there in the sandbox and, only
+if every one passes, drops the patch (the changelog entry names -pr, the
+version and the tests) and goes on with the rebase. Otherwise the rebase
+stays stopped at the patch.`
+	helpStatus = `Read-only: tries the line's series against newer upstream versions in
+scratch trees and prints a table, a row per patch. Without -against: the
+versions in targets.json newer than the line's pin.`
 	helpExport = `Writes upstream-ready commits (fork trailers removed, a .changelog entry
 each): per PR (a patch and its Depends-On patches) a branch
-export/NNNN-subject in nomad/ and an mbox; the whole series as series.mbox.`
+export/NNNN-subject in the line's work tree and an mbox; the whole series as
+series.mbox.`
 )
 
 func runRebase(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "rebase", "-onto <version> | -continue | -abort", helpRebase)
+	fs := newFlags(e, "rebase", "-onto <version> [-new-line] | -continue | -abort", helpRebase)
 	onto := fs.String("onto", "", "move the series onto upstream `version`, such as v1.6.1")
+	newLine := fs.Bool("new-line", false, "with -onto, make a new line of the target version from the selected line, which stays as it is")
 	cont := fs.Bool("continue", false, "go on after resolving a conflict and staging it with 'git add', or after an interruption")
-	abort := fs.Bool("abort", false, "undo the rebase: restore the work tree; pin, patches/ and CHANGELOG.md were never touched")
+	abort := fs.Bool("abort", false, "undo the rebase: restore the work tree (remove a new line's); pin, patches and CHANGELOG.md were never touched")
 	nested := upstream.NestedFlag{}
 	fs.Var(nested, "nested", "use `path@version` for a nested module (repeatable); default: targets.json, else the tag commit's pseudo-version")
-	if err := parse(fs, args, 0); err != nil {
+	if err := parseOnly(fs, args, 0); err != nil {
 		return err
 	}
 	if count(*onto != "", *cont, *abort) != 1 {
 		return usageError{errors.New("give exactly one of -onto <version>, -continue or -abort")}
 	}
+	if *newLine && *onto == "" {
+		return usageError{errors.New("-new-line goes with -onto <version>")}
+	}
+	if *onto != "" && !semver.IsValid(*onto) {
+		return usageError{fmt.Errorf("-onto %q is not a version such as v1.6.1", *onto)}
+	}
+	if *onto != "" {
+		if err := e.useLine(); err != nil {
+			return err
+		}
+	} else if err := e.useRebasingLine(ctx); err != nil {
+		return err
+	}
+	e.rebasing = e.line.Name
 	r := e.rebaser()
 	if *abort {
 		if err := r.Abort(ctx); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, "rebase aborted: work tree, pin and patches/ are as before")
+		if e.making {
+			// The new line's work tree is a copy made for the rebase.
+			if err := os.RemoveAll(filepath.Dir(e.workTree)); err != nil {
+				return fmt.Errorf("removing the new line's work tree: %w", err)
+			}
+			fmt.Fprintf(e.stdout, "rebase aborted: line %s was not made and its work tree is removed\n", e.line.Name)
+			return nil
+		}
+		fmt.Fprintln(e.stdout, "rebase aborted: work tree, pin and patches are as before")
 		return nil
 	}
-	patches, err := series.List(e.patches)
-	if err != nil {
-		return err
-	}
 	var rep *rebase.Report
+	var err error
 	if *cont {
+		var patches []series.Patch
+		patches, err = series.List(e.patchesOfRebase(ctx))
+		if err != nil {
+			return err
+		}
 		rep, err = r.Continue(ctx, patches)
-	} else if !semver.IsValid(*onto) {
-		return usageError{fmt.Errorf("-onto %q is not a version such as v1.6.1", *onto)}
 	} else {
-		rep, err = r.Onto(ctx, *onto, filepath.Join(e.root, upstream.TargetsFile), nested, patches)
+		rep, err = e.rebaseOnto(ctx, *onto, *newLine, nested)
 	}
 	if err != nil {
 		return err
 	}
 	if rep.Stopped != nil {
-		return rep.Stopped.StopError()
+		return e.stopError(rep.Stopped)
 	}
+	return e.finishRebase(rep)
+}
+
+// finishRebase reports a completed rebase and moves the line when the
+// rebase moved it.
+func (e *env) finishRebase(rep *rebase.Report) error {
 	fmt.Fprintln(e.stdout, rep.Summary())
-	fmt.Fprintf(e.stdout, "updated %s, patches/ and CHANGELOG.md; run `nomadfork check`, then `nomadfork baseline` for %s before `nomadfork test`\n", pin.DefaultFile, rep.To)
+	if rep.To != e.line.Name {
+		moved, err := e.layout.Move(e.line.Name, rep.To)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "line %s is now line %s: %s\n", e.line.Name, rep.To, moved.Dir)
+	}
+	fmt.Fprintf(e.stdout, "updated %s/%s/ (pin and patches) and CHANGELOG.md; run `nomadfork check -line %s`, then `nomadfork baseline -line %s` before `nomadfork test -line %s`\n",
+		line.PatchesDir, rep.To, rep.To, rep.To, rep.To)
 	return nil
 }
 
+// stopError is the error of a rebase stopped at a conflict, naming the
+// line's work tree and, for a line other than the default one, -line in
+// the commands that go on.
+func (e *env) stopError(o *rebase.Outcome) error {
+	err := o.StopError()
+	var ce *worktree.ConflictError
+	if !errors.As(err, &ce) || e.line.Default {
+		return err
+	}
+	ce.Resume = strings.ReplaceAll(ce.Resume, "in nomad/", "in "+e.relWorkTree())
+	for _, verb := range []string{"-continue", "-abort"} {
+		ce.Resume = strings.ReplaceAll(ce.Resume, "`nomadfork rebase "+verb+"`", "`nomadfork rebase "+verb+" -line "+e.line.Name+"`")
+	}
+	return err
+}
+
+// rebaseOnto starts a rebase of the selected line onto version, or, with
+// newLine, of a copy of it that becomes line version.
+func (e *env) rebaseOnto(ctx context.Context, version string, newLine bool, nested map[string]string) (*rebase.Report, error) {
+	patches, err := series.List(e.patches)
+	if err != nil {
+		return nil, err
+	}
+	if !newLine {
+		return e.rebaser().Onto(ctx, version, filepath.Join(e.root, upstream.TargetsFile), nested, patches)
+	}
+	names, err := e.layout.Names()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		if n == version {
+			return nil, usageError{fmt.Errorf("line %s exists already: move it with `nomadfork rebase -line %s -onto <version>`", version, version)}
+		}
+	}
+	if semver.Compare(version, e.line.Name) <= 0 {
+		return nil, fmt.Errorf("-onto %s is not newer than line %s", version, e.line.Name)
+	}
+	target, err := e.layout.At(version)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(target.WorkTree); err == nil {
+		return nil, fmt.Errorf("%s exists but line %s does not: if a rebase making it stopped, run `nomadfork rebase -continue -line %s` or `-abort -line %s`; otherwise move it away",
+			target.WorkTree, version, version, version)
+	}
+	from := e.pinFile
+	copied, err := e.tree.Copy(ctx, target.WorkTree)
+	if err != nil {
+		return nil, err
+	}
+	r := &rebase.Rebaser{Tree: copied, Log: e.stdout,
+		Files: rebase.Files{From: from, Pin: target.Pin, Patches: target.Dir, Changelog: e.log}}
+	e.setLine(target)
+	e.making = true
+	rep, err := r.Onto(ctx, version, filepath.Join(e.root, upstream.TargetsFile), nested, patches)
+	if err != nil && !r.InProgress(ctx) {
+		// Nothing started: leave no half-made line behind.
+		os.RemoveAll(filepath.Dir(target.WorkTree))
+	}
+	return rep, err
+}
+
+// useRebasingLine selects the line of a rebase in progress: the line
+// -line names (default: the default line), or a line a stopped rebase
+// -new-line is making, which has a work tree but no files yet.
+func (e *env) useRebasingLine(ctx context.Context) error {
+	err := e.useLine()
+	var u usageError
+	if err == nil || !errors.As(err, &u) || e.lineName == "" {
+		return err
+	}
+	ln, lerr := e.layout.At(e.lineName)
+	if lerr != nil {
+		return lerr
+	}
+	e.setLine(ln)
+	if !e.rebaser().InProgress(ctx) {
+		return err
+	}
+	e.making = true
+	return nil
+}
+
+// patchesOfRebase is where the series a rebase in progress started from
+// lives: the line's own patches, or for a line being made, the patches of
+// the line it is made from.
+func (e *env) patchesOfRebase(ctx context.Context) string {
+	if !e.making {
+		return e.patches
+	}
+	from, err := e.rebaser().From(ctx)
+	if err != nil {
+		return e.patches
+	}
+	if ln, err := e.layout.Get(from); err == nil {
+		return ln.Dir
+	}
+	return e.patches
+}
+
 func runDrop(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>]", helpDrop)
+	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>] | <patch> -verify -pr <url>", helpDrop)
 	applied := fs.String("applied-upstream", "", "the upstream `version` that carries the change")
 	pr := fs.String("pr", "", "the https `url` of the upstream pull request that carries it")
+	verify := fs.Bool("verify", false, "while a rebase of the line is stopped at the patch: prove that the rebase's target carries it (its own tests pass there without its production changes, in the sandbox), drop it and go on with the rebase")
 	// Accept the patch before or after the flags.
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := parse(fs, args, 1); err != nil {
+	if err := parseOnly(fs, args, 1); err != nil {
 		return err
 	}
 	if name == "" && fs.NArg() == 1 {
@@ -101,13 +256,22 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	} else if fs.NArg() > 0 || name == "" {
 		return usageError{errors.New("give one patch, by file name or number")}
 	}
-	if !semver.IsValid(*applied) {
-		return usageError{fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied)}
-	}
 	if *pr != "" {
 		if u, err := url.Parse(*pr); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" {
 			return usageError{fmt.Errorf("-pr %q is not an https URL of a pull request", *pr)}
 		}
+	}
+	if *verify {
+		if *pr == "" || *applied != "" {
+			return usageError{errors.New("-verify takes -pr <url> and no -applied-upstream (the version is the rebase's target)")}
+		}
+		return dropVerified(ctx, e, name, *pr)
+	}
+	if err := e.useLine(); err != nil {
+		return err
+	}
+	if !semver.IsValid(*applied) {
+		return usageError{fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied)}
 	}
 	t := e.tree
 	if err := t.Require(ctx, worktree.Need{Verb: "drop", NoOp: true}); err != nil {
@@ -125,10 +289,48 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// dropVerified drops the patch a stopped rebase of the line conflicts at,
+// once its own tests prove that the rebase's target carries it.
+func dropVerified(ctx context.Context, e *env, name, pr string) error {
+	if err := e.useRebasingLine(ctx); err != nil {
+		return err
+	}
+	e.rebasing = e.line.Name
+	r := e.rebaser()
+	target, err := r.Target(ctx)
+	if err != nil {
+		if errors.Is(err, rebase.ErrNoRebase) {
+			return fmt.Errorf("drop -verify drops the patch a rebase stopped at, and no rebase of line %s is in progress: start one with `nomadfork rebase -onto <version>`", e.line.Name)
+		}
+		return err
+	}
+	patches, err := series.List(e.patchesOfRebase(ctx))
+	if err != nil {
+		return err
+	}
+	targetLine, err := e.layout.At(target.Version())
+	if err != nil {
+		return err
+	}
+	o := e.harnessOptions(target, "drop-verify", false)
+	o.Plain = filepath.Join(targetLine.Baselines, "client-"+target.Version()+".tsv")
+	prove := func(ctx context.Context, base string, p series.Patch) (string, error) {
+		return harness.ProveUpstream(ctx, o, base, p)
+	}
+	rep, err := r.DropProven(ctx, name, pr, prove, patches)
+	if err != nil {
+		return err
+	}
+	if rep.Stopped != nil {
+		return e.stopError(rep.Stopped)
+	}
+	return e.finishRebase(rep)
+}
+
 func runStatus(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "status", "[-against v1.5.5,v1.5.6,v1.6.1]", helpStatus)
 	against := fs.String("against", "", "comma-separated upstream `versions` to try the series against (default: targets.json's newer than the pin)")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	cur, err := e.loadPin()
@@ -160,7 +362,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "export", "[-o dir] [-verify]", helpExport)
 	out := fs.String("o", filepath.Join(e.out, "export"), "write the mboxes to `dir`: NNNN-subject.mbox per PR (the patch and its declared dependencies) and series.mbox")
 	verify := fs.Bool("verify", false, "apply each PR's mbox with plain git am onto a fresh upstream tree and build it")
-	if err := parse(fs, args, 0); err != nil {
+	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree

@@ -20,7 +20,7 @@ func (p *project) snapshot() snapshot {
 		status:    p.git("status", "--porcelain", "--untracked-files=all"),
 		head:      p.git("rev-parse", "HEAD"),
 		base:      p.git("rev-parse", "upstream"),
-		pin:       p.read("upstream.json"),
+		pin:       p.read(filepath.Join(p.lineDir(), "upstream.json")),
 		changelog: p.read("CHANGELOG.md"),
 		patches:   p.patchFiles(),
 	}
@@ -47,7 +47,7 @@ func TestRebaseClean(t *testing.T) {
 	if !strings.Contains(r.stdout, "2 applied cleanly") {
 		t.Errorf("summary:\n%s", r.stdout)
 	}
-	if !strings.Contains(p.read("upstream.json"), `"version": "v1.0.1"`) {
+	if !strings.Contains(p.read(filepath.Join(p.lineDir(), "upstream.json")), `"version": "v1.0.1"`) {
 		t.Errorf("pin not moved")
 	}
 	if !strings.Contains(p.read("CHANGELOG.md"), "## v1.0.1+fork.1 (unreleased)\n\n- Rebased onto upstream v1.0.1 (from v1.0.0)") {
@@ -77,7 +77,7 @@ func TestRebaseConflictContinue(t *testing.T) {
 	r := p.mustFail("rebase", "-onto", "v1.0.2")
 	containsAll(t, "conflict report", r.stderr, "0001-lib-make-F10-return-100.patch conflicts", "lib/lib.go", "rebase -continue", "rebase -abort")
 	// Nothing of the repository changed while the rebase is stopped.
-	if p.read("upstream.json") != before.pin || len(p.patchFiles()) != 1 {
+	if p.read(filepath.Join(p.lineDir(), "upstream.json")) != before.pin || len(p.patchFiles()) != 1 {
 		t.Fatalf("pin or patches changed before the rebase completed")
 	}
 	p.resolve("lib/lib.go", "func F10() int { return 100 } // merged\n")
@@ -85,7 +85,7 @@ func TestRebaseConflictContinue(t *testing.T) {
 	if !strings.Contains(r.stdout, "1 resolved by hand") {
 		t.Errorf("summary:\n%s", r.stdout)
 	}
-	if !strings.Contains(p.read("patches/0001-lib-make-F10-return-100.patch"), "// merged") {
+	if !strings.Contains(p.read(filepath.Join(p.lineDir(), "0001-lib-make-F10-return-100.patch")), "// merged") {
 		t.Errorf("the resolution is not in the patch")
 	}
 	p.mustRun("check", "-no-build")
@@ -131,7 +131,7 @@ func TestDropByRecordedStatus(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()
 	p.mustRun("drop", "0002", "-applied-upstream", "v1.1.0", "-pr", "https://github.com/example/up/pull/7")
-	patch := p.read("patches/0002-lib-make-F20-return-200.patch")
+	patch := p.read(filepath.Join(p.lineDir(), "0002-lib-make-F20-return-200.patch"))
 	if !strings.Contains(patch, "Upstream-Status: applied v1.1.0\n") || !strings.Contains(patch, "Applied-Upstream: https://github.com/example/up/pull/7\n") {
 		t.Errorf("trailers not recorded:\n%s", patch)
 	}

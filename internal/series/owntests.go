@@ -70,3 +70,28 @@ func patchTests(data []byte) []OwnTests {
 	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
 	return out
 }
+
+// TestsOnly returns the patch's diff restricted to its _test.go files (the
+// commit message and the production changes left out), or nil if it
+// changes no test file: what is applied to upstream to prove that upstream
+// carries the patch's behaviour.
+func (p Patch) TestsOnly() []byte {
+	var out bytes.Buffer
+	keep := false
+	for _, line := range bytes.SplitAfter(p.Data, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("diff --git a/")); ok {
+			file, _, _ := bytes.Cut(rest, []byte(" b/"))
+			keep = bytes.HasSuffix(file, []byte("_test.go"))
+		} else if bytes.Equal(bytes.TrimRight(line, "\n"), []byte("-- ")) {
+			// The format-patch signature after the last diff.
+			keep = false
+		}
+		if keep {
+			out.Write(line)
+		}
+	}
+	if out.Len() == 0 {
+		return nil
+	}
+	return out.Bytes()
+}

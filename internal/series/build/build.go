@@ -105,7 +105,8 @@ func Nomad(ctx context.Context, dir, out string, s Stamp) error {
 var releaseRE = regexp.MustCompile(`^## v([0-9][^ +]*)\+(fork\.[0-9]+)\b`)
 
 // ForkRelease returns the newest fork release CHANGELOG.md names for the
-// upstream version, such as "fork.2" for a "## v1.5.3+fork.2" heading.
+// upstream version, such as "fork.2" for a "## v1.5.3+fork.2" heading; the
+// headings of other versions (other lines) are passed over.
 func ForkRelease(changelog, upstreamVersion string) (string, error) {
 	f, err := os.Open(changelog)
 	if err != nil {
@@ -119,8 +120,10 @@ func ForkRelease(changelog, upstreamVersion string) (string, error) {
 		if m == nil {
 			continue
 		}
+		// Every maintained line has its releases in the one changelog:
+		// the newest heading of this line's version counts.
 		if m[1] != want {
-			return "", fmt.Errorf("%s: the newest release %q is not for upstream %s; add a `## v%s+fork.N` entry", changelog, sc.Text(), upstreamVersion, want)
+			continue
 		}
 		return m[2], nil
 	}

@@ -29,6 +29,12 @@ type Module struct {
 	// Dir is where the module is placed in the work tree, relative to its
 	// top; empty for the main module.
 	Dir string `json:"dir,omitempty"`
+	// GoSum are go.sum lines a nested module's requirements need that the
+	// main module's go.sum lacks (the nested module requires a newer
+	// version of a module than the main module does), as the checksum
+	// database vouches for them. The imported upstream commit's go.sum
+	// holds them; without them the tree does not build with -mod=readonly.
+	GoSum []string `json:"go_sum,omitempty"`
 }
 
 // String returns path@version.

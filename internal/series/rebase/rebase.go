@@ -22,6 +22,10 @@ import (
 // Files are the repository files a completed rebase rewrites. Until it
 // completes, none of them is touched.
 type Files struct {
+	// From is the pin of the series being rebased; empty: Pin. A rebase
+	// that makes a new line reads the old line's pin and writes the new
+	// line's.
+	From      string
 	Pin       string
 	Patches   string
 	Changelog string
@@ -75,6 +79,24 @@ func (r *Rebaser) save(ctx context.Context, s *state, stopped string) error {
 	ts := s.OldState
 	ts.Rebase = &worktree.RebaseRecord{Onto: s.Target.Version(), Stopped: stopped, Detail: detail}
 	return r.Tree.SaveState(ctx, &ts)
+}
+
+// From returns the version the rebase in progress started from.
+func (r *Rebaser) From(ctx context.Context) (string, error) {
+	s, _, err := r.load(ctx)
+	if err != nil {
+		return "", err
+	}
+	return s.From, nil
+}
+
+// Target returns the pin of the rebase in progress's target.
+func (r *Rebaser) Target(ctx context.Context) (*pin.Pin, error) {
+	s, _, err := r.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &s.Target, nil
 }
 
 // InProgress reports whether a rebase is in progress in the work tree.
@@ -142,7 +164,11 @@ func (r *Rebaser) Onto(ctx context.Context, version, targetsFile string, nested 
 	if len(patches) == 0 {
 		return nil, fmt.Errorf("%w: there is nothing to rebase in %s", series.ErrNoPatches, r.Files.Patches)
 	}
-	cur, err := pin.Load(r.Files.Pin)
+	from := r.Files.From
+	if from == "" {
+		from = r.Files.Pin
+	}
+	cur, err := pin.Load(from)
 	if err != nil {
 		return nil, err
 	}
@@ -322,6 +348,27 @@ func (rep *Report) Summary() string {
 	return msg + "."
 }
 
+// fates names what a rebase outcome kind means in the changelog.
+var fates = map[string]string{
+	Clean:    "applied cleanly",
+	ThreeWay: "merged (3-way)",
+	Upstream: "dropped as upstream",
+	Resolved: "resolved by hand",
+}
+
+// Fates lists every patch's fate, a changelog bullet each.
+func (rep *Report) Fates() string {
+	var b strings.Builder
+	for _, o := range rep.Outcomes {
+		fmt.Fprintf(&b, "  - %s: %s", o.Patch, fates[o.Kind])
+		if o.Kind == Upstream && o.Detail != "" {
+			fmt.Fprintf(&b, " (%s)", o.Detail)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
 // addChangelog adds a release heading for the new upstream with the
 // rebase summary above the newest existing heading.
 func (r *Rebaser) addChangelog(rep *Report) error {
@@ -330,7 +377,7 @@ func (r *Rebaser) addChangelog(rep *Report) error {
 		return err
 	}
 	text := string(data)
-	entry := fmt.Sprintf("## v%s+fork.1 (unreleased)\n\n- %s\n\n", strings.TrimPrefix(rep.To, "v"), rep.Summary())
+	entry := fmt.Sprintf("## v%s+fork.1 (unreleased)\n\n- %s\n%s\n", strings.TrimPrefix(rep.To, "v"), rep.Summary(), rep.Fates())
 	i := strings.Index(text, "\n## ")
 	switch {
 	case strings.HasPrefix(text, "## "):
@@ -356,4 +403,47 @@ func (r *Rebaser) AbortStopped(ctx context.Context) error {
 	}
 	fmt.Fprintln(r.Log, "aborted the stopped rebase: work tree restored; pin, patches/ and CHANGELOG.md were never changed")
 	return nil
+}
+
+// Prover gathers the evidence that upstream at base carries patch p, or
+// fails saying why it is not proven.
+type Prover func(ctx context.Context, base string, p series.Patch) (string, error)
+
+// DropProven drops the patch the rebase stopped at as carried by upstream,
+// once prove shows it on the rebase's target, and goes on with the rebase.
+// pr is the upstream pull request that carries it; the changelog entry
+// names it with the target version and the evidence. If prove fails,
+// nothing changes: the rebase stays stopped at the patch.
+func (r *Rebaser) DropProven(ctx context.Context, name, pr string, prove Prover, patches []series.Patch) (*Report, error) {
+	s, rec, err := r.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if rec.Stopped == "" {
+		return nil, fmt.Errorf("the rebase onto %s is not stopped at a patch; `drop -verify` drops the patch a rebase stopped at", s.Target.Version())
+	}
+	p, err := series.Find(patches, name)
+	if err != nil {
+		return nil, err
+	}
+	if p.Name != rec.Stopped {
+		return nil, fmt.Errorf("the rebase onto %s is stopped at %s, not %s", s.Target.Version(), rec.Stopped, p.Name)
+	}
+	evidence, err := prove(ctx, s.NewBase, *p)
+	if err != nil {
+		return nil, fmt.Errorf("%w\nthe rebase is still stopped at %s: resolve it and run `nomadfork rebase -continue`, or `nomadfork rebase -abort`", err, p.Name)
+	}
+	t := r.Tree
+	t.Repo.RemoveStaleIndexLock(ctx)
+	if err := t.Repo.AmAbort(ctx); err != nil {
+		return nil, err
+	}
+	out := Outcome{Patch: p.Name, Kind: Upstream, Detail: fmt.Sprintf("in upstream %s, %s; %s", s.Target.Version(), pr, evidence)}
+	fmt.Fprintf(r.Log, "%-16s %s %s\n", out.Kind, p.Name, out.Detail)
+	s.Outcomes = append(s.Outcomes, out)
+	s.Next++
+	if err := r.save(ctx, s, ""); err != nil {
+		return nil, err
+	}
+	return r.run(ctx, s, patches)
 }

@@ -87,6 +87,12 @@ func Resolve(ctx context.Context, cur *pin.Pin, version string, targets Targets,
 			return nil, nil, nil, err
 		}
 		want.Sum = got.Sum
+		if want.GoSum, err = RequiredSums(ctx, m, got); err != nil {
+			return nil, nil, nil, err
+		}
+		for _, l := range want.GoSum {
+			fmt.Fprintf(w, "note: go.sum gets %q, which %s requires\n", l, want)
+		}
 		got.Module = want
 		next.Nested = append(next.Nested, want)
 		mods = append(mods, got)

@@ -11,9 +11,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
 	"golang.org/x/mod/sumdb/dirhash"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
@@ -29,17 +33,20 @@ type Module struct {
 	Time time.Time
 	// Commit is the VCS revision of the version, when the proxy tells it.
 	Commit string
+	// GoModSum is the h1: checksum of the version's go.mod.
+	GoModSum string
 }
 
 // download is the subset of `go mod download -json` output the tool uses.
 type download struct {
-	Path    string
-	Version string
-	Error   string
-	Info    string
-	Dir     string
-	Sum     string
-	Origin  *struct{ Hash string }
+	Path     string
+	Version  string
+	Error    string
+	Info     string
+	Dir      string
+	Sum      string
+	GoModSum string
+	Origin   *struct{ Hash string }
 }
 
 // Download downloads m with `go mod download` and returns its location and
@@ -66,7 +73,7 @@ func Download(ctx context.Context, m pin.Module) (*Module, error) {
 	if runErr != nil {
 		return nil, fmt.Errorf("downloading %s: %v: %s", m, runErr, strings.TrimSpace(stderr.String()))
 	}
-	out := &Module{Module: m, Source: d.Dir}
+	out := &Module{Module: m, Source: d.Dir, GoModSum: d.GoModSum}
 	out.Sum = d.Sum
 	if d.Origin != nil {
 		out.Commit = d.Origin.Hash
@@ -112,7 +119,81 @@ func Fetch(ctx context.Context, p *pin.Pin, w io.Writer) ([]*Module, error) {
 		got.Sum = want.Sum
 		mods = append(mods, got)
 	}
+	for _, n := range mods[1:] {
+		sums, err := RequiredSums(ctx, mods[0], n)
+		if err != nil {
+			return nil, err
+		}
+		if strings.Join(sums, "\n") != strings.Join(n.GoSum, "\n") {
+			return nil, fmt.Errorf("%s: the go.sum lines its requirements need are\n\t%s\nbut the pin records\n\t%s\nfix the pin (a rebase onto the version writes them)",
+				n.Module, strings.Join(sums, "\n\t"), strings.Join(n.GoSum, "\n\t"))
+		}
+	}
 	return mods, nil
+}
+
+// RequiredSums returns the go.sum lines that nested's requirements need
+// and main's go.sum lacks: for every module nested requires at a newer
+// version than main does, the lines of that version (the go command selects
+// it, since main replaces nested with its directory). Each comes from
+// `go mod download`, which verifies it against the checksum database.
+func RequiredSums(ctx context.Context, main, nested *Module) ([]string, error) {
+	mainMod, err := readModFile(filepath.Join(main.Source, "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	nestedMod, err := readModFile(filepath.Join(nested.Source, "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	sumData, err := os.ReadFile(filepath.Join(main.Source, "go.sum"))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	have := map[string]bool{}
+	for _, line := range strings.Split(string(sumData), "\n") {
+		if f := strings.Fields(line); len(f) == 3 {
+			have[f[0]+" "+f[1]] = true
+		}
+	}
+	mainReq := map[string]string{}
+	for _, r := range mainMod.Require {
+		mainReq[r.Mod.Path] = r.Mod.Version
+	}
+	var lines []string
+	for _, r := range nestedMod.Require {
+		mv, ok := mainReq[r.Mod.Path]
+		if !ok || semver.Compare(r.Mod.Version, mv) <= 0 {
+			continue
+		}
+		if have[r.Mod.Path+" "+r.Mod.Version] && have[r.Mod.Path+" "+r.Mod.Version+"/go.mod"] {
+			continue
+		}
+		d, err := Download(ctx, pin.Module{Path: r.Mod.Path, Version: r.Mod.Version})
+		if err != nil {
+			return nil, fmt.Errorf("%s requires %s: %w", nested.Module, r.Mod, err)
+		}
+		if !have[r.Mod.Path+" "+r.Mod.Version] {
+			lines = append(lines, fmt.Sprintf("%s %s %s", r.Mod.Path, r.Mod.Version, d.Sum))
+		}
+		if !have[r.Mod.Path+" "+r.Mod.Version+"/go.mod"] {
+			lines = append(lines, fmt.Sprintf("%s %s/go.mod %s", r.Mod.Path, r.Mod.Version, d.GoModSum))
+		}
+	}
+	sort.Strings(lines)
+	return lines, nil
+}
+
+func readModFile(file string) (*modfile.File, error) {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	f, err := modfile.ParseLax(file, data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("parsing %s: %w", file, err)
+	}
+	return f, nil
 }
 
 func verify(want pin.Module, got *Module) error {

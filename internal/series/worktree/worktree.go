@@ -4,6 +4,7 @@
 package worktree
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/semver"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
@@ -190,6 +194,18 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 		}
 		tree = strings.TrimSpace(out)
 	}
+	var extra []string
+	for _, m := range mods[1:] {
+		extra = append(extra, m.GoSum...)
+	}
+	if len(extra) > 0 {
+		if tree, err = t.addGoSum(ctx, index, tree, extra); err != nil {
+			return "", err
+		}
+		if tree, err = t.raiseRequires(ctx, index, tree, extra); err != nil {
+			return "", err
+		}
+	}
 	main := mods[0]
 	var msg strings.Builder
 	fmt.Fprintf(&msg, "upstream %s\n\nImported from the Go module proxy by nomadfork:\n\n", main.Version)
@@ -199,6 +215,9 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 			where = m.Dir + "/"
 		}
 		fmt.Fprintf(&msg, "%s %s %s %s\n", where, m.Path, m.Version, m.Sum)
+	}
+	if len(extra) > 0 {
+		fmt.Fprintf(&msg, "\ngo.mod requires, and go.sum holds, the newer versions the nested modules\nrequire (verified by the checksum database):\n\n%s\n", strings.Join(extra, "\n"))
 	}
 	if main.Commit != "" {
 		fmt.Fprintf(&msg, "\nUpstream-Commit: %s\n", main.Commit)
@@ -216,6 +235,90 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 		return "", fmt.Errorf("committing upstream tree: %w", err)
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// raiseRequires returns tree with the main module's go.mod requiring the
+// versions of the go.sum lines sums (what `go mod tidy` does when a nested
+// module, replaced by its directory, requires a newer version: without it
+// the go command refuses with "updates to go.mod needed").
+func (t *Tree) raiseRequires(ctx context.Context, index, tree string, sums []string) (string, error) {
+	data, err := t.Repo.Run(ctx, "cat-file", "blob", tree+":go.mod")
+	if err != nil {
+		return "", fmt.Errorf("reading upstream go.mod: %w", err)
+	}
+	f, err := modfile.Parse("go.mod", []byte(data), nil)
+	if err != nil {
+		return "", fmt.Errorf("parsing upstream go.mod: %w", err)
+	}
+	for _, l := range sums {
+		fields := strings.Fields(l)
+		if len(fields) != 3 || strings.HasSuffix(fields[1], "/go.mod") {
+			continue
+		}
+		for _, r := range f.Require {
+			if r.Mod.Path == fields[0] && semver.Compare(r.Mod.Version, fields[1]) < 0 {
+				if err := f.AddRequire(fields[0], fields[1]); err != nil {
+					return "", err
+				}
+			}
+		}
+	}
+	out, err := f.Format()
+	if err != nil {
+		return "", err
+	}
+	return t.replaceFile(ctx, index, tree, "go.mod", out)
+}
+
+// replaceFile returns tree with file's content replaced by data.
+func (t *Tree) replaceFile(ctx context.Context, index, tree, file string, data []byte) (string, error) {
+	cmd := t.Repo.Command(ctx, "hash-object", "-w", "--stdin")
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("writing %s: %w", file, err)
+	}
+	env := []string{"GIT_INDEX_FILE=" + index}
+	if _, err := t.Repo.RunEnv(ctx, env, "read-tree", tree); err != nil {
+		return "", err
+	}
+	if _, err := t.Repo.RunEnv(ctx, env, "update-index", "--cacheinfo", "100644,"+strings.TrimSpace(string(out))+","+file); err != nil {
+		return "", err
+	}
+	w, err := t.Repo.RunEnv(ctx, env, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(w), nil
+}
+
+// addGoSum returns tree with lines merged into its go.sum, sorted.
+func (t *Tree) addGoSum(ctx context.Context, index, tree string, lines []string) (string, error) {
+	old, err := t.Repo.Run(ctx, "cat-file", "blob", tree+":go.sum")
+	if err != nil {
+		return "", fmt.Errorf("reading upstream go.sum: %w", err)
+	}
+	all := strings.Split(strings.TrimRight(old, "\n"), "\n")
+	seen := map[string]bool{}
+	for _, l := range all {
+		seen[l] = true
+	}
+	for _, l := range lines {
+		if seen[l] {
+			continue
+		}
+		// Before the first line that sorts after it: upstream's lines keep
+		// their order.
+		i := len(all)
+		for j := 0; j < len(all); j++ {
+			if all[j] > l {
+				i = j
+				break
+			}
+		}
+		all = append(all[:i], append([]string{l}, all[i:]...)...)
+	}
+	return t.replaceFile(ctx, index, tree, "go.sum", []byte(strings.Join(all, "\n")+"\n"))
 }
 
 // Fetch downloads and verifies the pinned modules, creates the repository
@@ -308,4 +411,46 @@ func inNestedModule(top, dir string) bool {
 		}
 	}
 	return false
+}
+
+// Copy makes a new work tree at dir holding t's branches, checked out at
+// the fork branch, and t's state record: the start of a new line made from
+// t's. dir must not exist. t must have no uncommitted changes and no apply
+// or rebase in progress; the copy is removed again if making it fails.
+func (t *Tree) Copy(ctx context.Context, dir string) (_ *Tree, err error) {
+	if err := t.Require(ctx, Need{Verb: "rebase -new-line", Base: true, NoOp: true, Clean: true}); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return nil, fmt.Errorf("%s already exists; move it away (nomadfork creates it)", dir)
+	}
+	state, err := t.LoadState(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := New(dir, t.Log)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Init(ctx); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(c.Dir)
+		}
+	}()
+	end := progress.Begin("copying " + t.Dir + " to " + dir)
+	_, err = c.Repo.Run(ctx, "fetch", "--quiet", "--update-head-ok", "--no-tags", t.Dir, "+refs/heads/*:refs/heads/*")
+	end()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.Repo.Run(ctx, "checkout", "--quiet", "--force", ForkBranch); err != nil {
+		return nil, err
+	}
+	if err := c.SaveState(ctx, state); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
