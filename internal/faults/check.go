@@ -22,16 +22,23 @@ const (
 	TaskDead    = "dead"
 )
 
-// eventStarted is the task event of a task (re)started by its runner.
-const eventStarted = "Started"
+// Task events the checker counts: a task (re)started by its runner, and a
+// restore that could not reattach to the task (the runner then starts the
+// task again once the servers confirm the allocation).
+const (
+	eventStarted       = "Started"
+	eventFailedRestore = "Failed Restoring Task"
+)
 
 // TaskView is one task of an allocation as one side sees it.
 type TaskView struct {
 	State    string `json:"state"`
 	Failed   bool   `json:"failed,omitempty"`
 	Restarts uint64 `json:"restarts,omitempty"`
-	// Starts counts the task's Started events.
-	Starts int `json:"starts,omitempty"`
+	// Starts counts the task's Started events, FailedRestores its Failed
+	// Restoring Task events.
+	Starts         int `json:"starts,omitempty"`
+	FailedRestores int `json:"failed_restores,omitempty"`
 }
 
 // ServerAlloc is an allocation as the servers hold it.
@@ -95,8 +102,13 @@ type Verdict struct {
 	Lost []Finding `json:"lost,omitempty"`
 	// Duplicates are runs that should not exist: two allocations of the
 	// same name running at once, or a task started again without a
-	// restart the client counted.
+	// restart the client counted or a failed restore.
 	Duplicates []Finding `json:"duplicates,omitempty"`
+	// Rerun are tasks a restarted client could not reattach to and
+	// started again: Nomad's fallback for a failed restore, not a second
+	// concurrent run (mock_driver tasks live in the agent's process, so
+	// they cannot be reattached).
+	Rerun []Finding `json:"rerun,omitempty"`
 }
 
 // Check compares, for every allocation, the servers' ClientStatus,
@@ -126,9 +138,15 @@ func Check(servers []ServerAlloc, clients map[string]ClientView) Verdict {
 		if has {
 			for _, name := range sortedKeys(c.Tasks) {
 				t := c.Tasks[name]
-				if t.Starts > int(t.Restarts)+1 {
-					v.Duplicates = append(v.Duplicates, Finding{Alloc: s.ID, Name: s.Name, Node: s.Node,
-						Detail: fmt.Sprintf("task %s started %d times with %d restart(s)", name, t.Starts, t.Restarts)})
+				expected := int(t.Restarts) + 1
+				f := Finding{Alloc: s.ID, Name: s.Name, Node: s.Node}
+				switch {
+				case t.Starts > expected+t.FailedRestores:
+					f.Detail = fmt.Sprintf("task %s started %d times with %d restart(s) and %d failed restore(s)", name, t.Starts, t.Restarts, t.FailedRestores)
+					v.Duplicates = append(v.Duplicates, f)
+				case t.Starts > expected:
+					f.Detail = fmt.Sprintf("task %s started again after %d failed restore(s)", name, t.FailedRestores)
+					v.Rerun = append(v.Rerun, f)
 				}
 			}
 		}

@@ -179,17 +179,28 @@ func TestCheckDuplicates(t *testing.T) {
 			"a3": {ID: "a3", Tasks: map[string]TaskView{"task": {State: TaskRunning, Starts: 2}}},
 			// Restarted by its restart policy: not a duplicate.
 			"a4": {ID: "a4", Tasks: map[string]TaskView{"task": {State: TaskRunning, Restarts: 1, Starts: 2}}},
+			// Started again after a failed restore: Nomad's fallback.
+			"a5": {ID: "a5", Tasks: map[string]TaskView{"task": {State: TaskRunning, Starts: 2, FailedRestores: 1}}},
+			// Once after a failed restore, once more without a reason.
+			"a6": {ID: "a6", Tasks: map[string]TaskView{"task": {State: TaskDead, Starts: 3, FailedRestores: 1}}},
 		},
 	}
+	servers = append(servers,
+		ServerAlloc{ID: "a5", Name: "j.g[3]", Node: "c2", ClientStatus: StatusRunning, Tasks: map[string]TaskView{"task": {State: TaskRunning, Starts: 2}}},
+		ServerAlloc{ID: "a6", Name: "j.g[4]", Node: "c2", ClientStatus: StatusComplete, Tasks: map[string]TaskView{"task": {State: TaskDead, Starts: 3}}},
+	)
 	v := Check(servers, clients)
 	if len(v.Lost) != 0 {
 		t.Fatalf("lost %v, want none", v.Lost)
 	}
-	if len(v.Duplicates) != 2 {
-		t.Fatalf("duplicates %v, want 2 (a3 started twice, j.g[0] running twice)", v.Duplicates)
+	if len(v.Duplicates) != 3 {
+		t.Fatalf("duplicates %v, want 3 (a3 started twice, a6 three times, j.g[0] running twice)", v.Duplicates)
 	}
-	if v.Duplicates[0].Alloc != "a3" || v.Duplicates[1].Alloc != "a2" {
-		t.Fatalf("duplicates %v, want a3 then a2", v.Duplicates)
+	if v.Duplicates[0].Alloc != "a3" || v.Duplicates[1].Alloc != "a6" || v.Duplicates[2].Alloc != "a2" {
+		t.Fatalf("duplicates %v, want a3, a6, a2", v.Duplicates)
+	}
+	if len(v.Rerun) != 1 || v.Rerun[0].Alloc != "a5" {
+		t.Fatalf("rerun %v, want a5", v.Rerun)
 	}
 }
 
@@ -213,8 +224,11 @@ func TestParseClientState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(view) != 2 {
-		t.Fatalf("%d allocations, want 2", len(view))
+	if len(view) != 3 {
+		t.Fatalf("%d allocations, want 3", len(view))
+	}
+	if got := view["2a7c0e4f-1d2b-4c3e-9f8a-6b5d4c3b2a19"].Tasks["task"]; got.Starts != 2 || got.FailedRestores != 1 {
+		t.Fatalf("restored task: %+v, want 2 starts, 1 failed restore", got)
 	}
 	a := view["5f0b2a59-5d55-7c0b-2a1f-0f5d3b4b9b11"]
 	if !a.Running() || a.Healthy == nil || !*a.Healthy {

@@ -37,8 +37,14 @@ func ServerView(allocs []cluster.AllocStub, nodeNames map[string]string) []Serve
 func taskView(t cluster.TaskState) TaskView {
 	v := TaskView{State: t.State, Failed: t.Failed, Restarts: t.Restarts}
 	for _, e := range t.Events {
-		if e != nil && e.Type == eventStarted {
+		if e == nil {
+			continue
+		}
+		switch e.Type {
+		case eventStarted:
 			v.Starts++
+		case eventFailedRestore:
+			v.FailedRestores++
 		}
 	}
 	return v
