@@ -55,6 +55,12 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	for _, f := range r.Faults {
 		rep.Faults = append(rep.Faults, f.Name)
 	}
+	// Agents run in their own directories: every path they get is absolute.
+	dir, err := filepath.Abs(r.Dir)
+	if err != nil {
+		return rep, err
+	}
+	r.Dir = dir
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return rep, err
 	}
