@@ -5,7 +5,7 @@ STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
 # The reverse dependencies' baseline of the pinned version (make test-full).
 REVDEPS_BASELINE = baseline/revdeps-$(shell grep -m1 '"version"' upstream.json | cut -d'"' -f4).tsv
 
-.PHONY: all deps tool apply build check test test-full test-tool test-sim bench clean
+.PHONY: all deps tool apply build check test test-full test-tool test-sim bench faults clean
 
 # `make`: apply the series to the pinned upstream and build bin/nomad.
 all: build
@@ -40,9 +40,10 @@ test-sim: build
 # fresh upstream tree and built, upstream's client tests of the patched tree
 # in the sandbox, upstream's unchanged tests against the patched code
 # (contract), the reverse dependencies' tests type-checked, the status
-# report against newer upstream versions and the benchmark's smoke tests
-# (single topology: v1.5.3 and the fork; multi topology: the fork).
-# CI runs exactly this.
+# report against newer upstream versions, the benchmark's smoke tests
+# (single topology: v1.5.3 and the fork; multi topology: the fork) and the
+# fault scenarios' smoke test (client-restart on the fork: 0 lost updates,
+# 0 duplicate runs, convergence). CI runs exactly this.
 test: deps test-tool apply
 	$(NOMADFORK) check
 	$(NOMADFORK) export -verify
@@ -52,6 +53,7 @@ test: deps test-tool apply
 	$(NOMADFORK) status -against $(STATUS_AGAINST)
 	$(NOMADFORK) bench -quick
 	$(NOMADFORK) bench -quick -topology multi -versions fork
+	$(NOMADFORK) faults -smoke
 
 # `make test-full`: `make test`, then the tests of the reverse dependencies
 # (packages outside ./client/... whose tests import what the series
@@ -76,6 +78,15 @@ test-full: test
 bench: tool
 	@test -d nomad || $(NOMADFORK) apply
 	$(NOMADFORK) bench
+
+# `make faults`: every fault scenario (leader-kill, client-restart,
+# partition with and without max_client_disconnect, server-stall) on the
+# 3-server cluster for v1.5.3, the fork and v1.6.1, one run at a time: a
+# table per scenario on stdout, out/faults/faults.json, agent logs and
+# views under out/faults/runs. Fails when a run of the fork is not ok.
+faults: tool
+	@test -d nomad || $(NOMADFORK) apply
+	nice -n 10 $(NOMADFORK) faults
 
 clean:
 	rm -rf bin out
