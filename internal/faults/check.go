@@ -74,6 +74,37 @@ func (a ClientAlloc) Running() bool {
 	return false
 }
 
+// Status is the allocation's ClientStatus as the client derives it from
+// its task states (Nomad's rule: a failed task fails the allocation; else
+// a running task makes it running, a pending one pending; all dead is
+// complete); "" when the client holds no task state.
+func (a ClientAlloc) Status() string {
+	var pending, running, dead, failed bool
+	for _, t := range a.Tasks {
+		switch {
+		case t.State == TaskRunning:
+			running = true
+		case t.State == TaskPending:
+			pending = true
+		case t.State == TaskDead && t.Failed:
+			failed = true
+		case t.State == TaskDead:
+			dead = true
+		}
+	}
+	switch {
+	case failed:
+		return StatusFailed
+	case running:
+		return StatusRunning
+	case pending:
+		return StatusPending
+	case dead:
+		return StatusComplete
+	}
+	return ""
+}
+
 // ClientView is what one client stores: its allocations by ID. A nil
 // view means the client's state could not be read: its allocations are
 // counted as unchecked, never as agreeing.
@@ -116,10 +147,12 @@ type Verdict struct {
 // servers placed it on. clients maps a client agent's name to its view.
 //
 // An update is lost when the client holds a state the servers do not:
-//   - a task runs on the client: the servers must hold the allocation
-//     running, the task running with the client's restarts and failure;
-//   - no task runs on the client (all exited, or the client does not have
-//     the allocation): the servers must not hold it pending or running;
+//   - the client holds task states: the servers must hold the ClientStatus
+//     they make (Status) and, for each task, the same state, failure and
+//     restarts;
+//   - the client holds no task state, or does not have the allocation: the
+//     servers must not hold it running (nor pending, when the client does
+//     not have it);
 //   - the client decided the allocation's health: the servers must hold
 //     the same health.
 func Check(servers []ServerAlloc, clients map[string]ClientView) Verdict {
@@ -158,18 +191,20 @@ func Check(servers []ServerAlloc, clients map[string]ClientView) Verdict {
 // disagreement describes how the servers' view of an allocation differs
 // from its client's, "" when they agree.
 func disagreement(s ServerAlloc, c ClientAlloc, has bool) string {
-	serverLive := s.ClientStatus == StatusRunning || s.ClientStatus == StatusPending
-	if !has || !c.Running() {
-		if !serverLive {
-			return ""
-		}
-		if !has {
+	if !has {
+		if s.ClientStatus == StatusRunning || s.ClientStatus == StatusPending {
 			return fmt.Sprintf("the servers hold it %s; its client does not have it", s.ClientStatus)
 		}
-		return fmt.Sprintf("the servers hold it %s; no task of it runs on its client", s.ClientStatus)
+		return ""
 	}
-	if s.ClientStatus != StatusRunning {
+	status := c.Status()
+	switch {
+	case status == "" && s.ClientStatus == StatusRunning:
+		return "the servers hold it running; no task of it runs on its client"
+	case status == StatusRunning && s.ClientStatus != StatusRunning:
 		return fmt.Sprintf("it runs on its client; the servers hold it %s", s.ClientStatus)
+	case status != "" && status != s.ClientStatus:
+		return fmt.Sprintf("its client holds it %s; the servers hold it %s", status, s.ClientStatus)
 	}
 	for _, name := range sortedKeys(c.Tasks) {
 		ct := c.Tasks[name]

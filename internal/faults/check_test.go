@@ -61,7 +61,7 @@ func scenarioViews() ([]ServerAlloc, []update, map[string]ClientView) {
 	}
 	clients := map[string]ClientView{"client1": {
 		"a1": {ID: "a1", Tasks: map[string]TaskView{"task": running}, Healthy: ptr(true)},
-		"a2": {ID: "a2", Tasks: map[string]TaskView{}},
+		"a2": {ID: "a2", Tasks: map[string]TaskView{"task": {State: TaskDead, Starts: 1}}},
 		"a3": {ID: "a3", Tasks: map[string]TaskView{"task": running}},
 	}}
 	return servers, updates, clients
@@ -90,7 +90,7 @@ func TestCheckReportsADroppedUpdateAsLost(t *testing.T) {
 		{false, ""}, // a2 running: superseded by a2 complete
 		{true, "it runs on its client; the servers hold it pending"},
 		{true, "its client set health healthy; the servers hold unset"},
-		{true, "the servers hold it running; no task of it runs on its client"},
+		{true, "its client holds it complete; the servers hold it running"},
 	} {
 		drop := func(j int, _ update) bool { return j == i }
 		v := Check(deliver(servers, updates, drop), clients)
@@ -131,34 +131,44 @@ func TestCheckTaskDisagreements(t *testing.T) {
 
 func TestCheckServerStatuses(t *testing.T) {
 	run := TaskView{State: TaskRunning, Starts: 1}
+	done := TaskView{State: TaskDead, Starts: 1}
+	failed := TaskView{State: TaskDead, Failed: true, Starts: 1}
 	for _, tc := range []struct {
-		server  string
-		running bool
-		has     bool
-		lost    bool
+		server string
+		client *TaskView // nil: the client holds no task state
+		has    bool
+		lost   bool
 	}{
-		{StatusRunning, true, true, false},
-		{StatusUnknown, true, true, true}, // reconnected, the client's running never arrived
-		{StatusLost, true, true, true},
-		{StatusComplete, true, true, true},
-		{StatusLost, false, true, false}, // replaced and stopped on reconnect
-		{StatusComplete, false, false, false},
-		{StatusRunning, false, false, true}, // the client does not have it
-		{StatusPending, false, true, true},
-		{StatusFailed, false, true, false},
+		{StatusRunning, &run, true, false},
+		{StatusUnknown, &run, true, true}, // reconnected, the client's running never arrived
+		{StatusLost, &run, true, true},
+		{StatusComplete, &run, true, true},
+		{StatusComplete, &done, true, false},
+		{StatusLost, &done, true, true}, // stopped on reconnect, the complete never arrived
+		{StatusRunning, &done, true, true},
+		{StatusFailed, &failed, true, false},
+		{StatusComplete, &failed, true, true},
+		{StatusLost, nil, true, false}, // replaced; the client never started it
+		{StatusPending, nil, true, false},
+		{StatusRunning, nil, true, true},
+		{StatusComplete, nil, false, false}, // collected by the client
+		{StatusRunning, nil, false, true},   // the client does not have it
+		{StatusPending, nil, false, true},
 	} {
 		c := ClientAlloc{ID: "a1", Tasks: map[string]TaskView{}}
-		if tc.running {
-			c.Tasks["task"] = run
+		serverTask := run
+		if tc.client != nil {
+			c.Tasks["task"] = *tc.client
+			serverTask = *tc.client
 		}
 		view := ClientView{}
 		if tc.has {
 			view["a1"] = c
 		}
-		servers := []ServerAlloc{{ID: "a1", Name: "j.g[0]", Node: "c", ClientStatus: tc.server, Tasks: map[string]TaskView{"task": run}}}
+		servers := []ServerAlloc{{ID: "a1", Name: "j.g[0]", Node: "c", ClientStatus: tc.server, Tasks: map[string]TaskView{"task": serverTask}}}
 		v := Check(servers, map[string]ClientView{"c": view})
 		if got := len(v.Lost) == 1; got != tc.lost {
-			t.Errorf("servers %s, client running=%t has=%t: lost %v, want lost=%t", tc.server, tc.running, tc.has, v.Lost, tc.lost)
+			t.Errorf("servers %s, client task %+v, has=%t: lost %v, want lost=%t", tc.server, tc.client, tc.has, v.Lost, tc.lost)
 		}
 	}
 }
