@@ -20,6 +20,9 @@ type Fault struct {
 	Summary string
 	// MaxClientDisconnect, when set, is the job's max_client_disconnect.
 	MaxClientDisconnect time.Duration
+	// Control marks the checker's live control: the run loses one update
+	// on purpose, and is ok only when exactly that one is reported lost.
+	Control bool
 }
 
 // The scenarios, in the order they run.
@@ -29,6 +32,7 @@ var Faults = []Fault{
 	{Name: "partition", Summary: "take a client host's link down until the servers mark its node down (past the heartbeat TTL), then up"},
 	{Name: "partition-mcd", Summary: "the partition with max_client_disconnect = 2m: the node's allocations turn unknown, then reconnect", MaxClientDisconnect: 2 * time.Minute},
 	{Name: "server-stall", Summary: "SIGSTOP the Raft leader for 15 s mid deployment, then SIGCONT"},
+	{Name: "dropped-update", Summary: "the checker's control: after convergence, restart a task on client1 while its link is down and stop the agent before it reconnects; exactly that update must be reported lost", Control: true},
 }
 
 // FaultNames lists the scenarios' names.

@@ -54,6 +54,9 @@ func WriteTable(w io.Writer, rep *Report) error {
 			for _, n := range r.Notes {
 				fmt.Fprintf(w, "  %s: %s\n", r.Label, n)
 			}
+			if len(r.ExpectedLost) > 0 {
+				fmt.Fprintf(w, "  %s: dropped on purpose: %s\n", r.Label, strings.Join(shortIDs(r.ExpectedLost), ", "))
+			}
 			for _, x := range r.Lost {
 				fmt.Fprintf(w, "  %s: lost: %s\n", r.Label, x)
 			}
@@ -72,4 +75,12 @@ func WriteTable(w io.Writer, rep *Report) error {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+func shortIDs(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = shortID(id)
+	}
+	return out
 }

@@ -30,6 +30,10 @@ const JobID = "faults"
 // faultedClient is the client agent the client faults hit.
 const faultedClient = "client1"
 
+// metricClientRestarts counts the task restarts a client's task runners
+// recorded.
+const metricClientRestarts = "nomad_client_allocs_restart"
+
 // Options configure one scenario run. The verb passes them to the run in
 // its sandbox as the flags Flags declares (Args renders them).
 type Options struct {
@@ -148,6 +152,9 @@ type Result struct {
 	// RPCs and RaftApplies are the Node.UpdateAlloc RPCs and Raft applies
 	// the servers counted from before the rolling deployment to the end,
 	// summed over the servers (a killed server's count is lost with it).
+	// ExpectedLost are the allocations whose update the control scenario
+	// dropped on purpose.
+	ExpectedLost []string `json:"expected_lost,omitempty"`
 	RPCs         float64  `json:"update_alloc_rpcs"`
 	RaftApplies  float64  `json:"raft_applies"`
 	TotalSeconds float64  `json:"total_seconds"`
@@ -158,7 +165,25 @@ type Result struct {
 // OK reports whether the run shows nothing lost, no duplicate run, and
 // convergence.
 func (r *Result) OK() bool {
-	return r.Error == "" && len(r.Lost) == 0 && len(r.Duplicates) == 0 && r.ConvergeSeconds != nil && r.Unchecked == 0
+	return r.Error == "" && r.lostAsExpected() && len(r.Duplicates) == 0 && r.ConvergeSeconds != nil && r.Unchecked == 0
+}
+
+// lostAsExpected reports whether the lost updates are exactly the ones
+// the run dropped on purpose (none, but in the control scenario).
+func (r *Result) lostAsExpected() bool {
+	if len(r.Lost) != len(r.ExpectedLost) {
+		return false
+	}
+	want := map[string]bool{}
+	for _, id := range r.ExpectedLost {
+		want[id] = true
+	}
+	for _, f := range r.Lost {
+		if !want[f.Alloc] {
+			return false
+		}
+	}
+	return true
 }
 
 // ScenarioMain is the hidden scenario verb, run inside the sandbox with
@@ -299,6 +324,13 @@ func (r *run) run(ctx context.Context) error {
 	}
 	after := r.counters(ctx)
 	r.res.RPCs, r.res.RaftApplies = after.sub(before)
+	if r.fault.Control {
+		id, err := r.dropUpdate(ctx)
+		if err != nil {
+			return fmt.Errorf("dropping an update: %w", err)
+		}
+		r.res.ExpectedLost = []string{id}
+	}
 	if err := r.check(ctx); err != nil {
 		return err
 	}
@@ -487,7 +519,79 @@ func (r *run) inject(ctx context.Context) (time.Time, error) {
 		r.res.Notes = append(r.res.Notes, "leader "+leader.Spec.Name+" paused 15s")
 		return time.Now(), nil
 	}
+	if r.fault.Control {
+		// The control's fault comes after convergence (dropUpdate).
+		return time.Now(), nil
+	}
 	return time.Time{}, fmt.Errorf("no injection for %s", r.fault.Name)
+}
+
+// dropUpdate makes the client lose one update for real: it cuts client1
+// off, restarts the tasks of one of its running allocations through the
+// agent's own API (reached from inside its host), and stops the agent
+// before it can reconnect. The servers never learn of the restart; the
+// client's state database holds it. It returns the allocation's ID.
+func (r *run) dropUpdate(ctx context.Context) (string, error) {
+	allocs, err := r.allocs(ctx)
+	if err != nil {
+		return "", err
+	}
+	nodeID := ""
+	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	api, err := r.api(qctx)
+	if err != nil {
+		return "", err
+	}
+	nodes, err := api.Nodes(qctx)
+	if err != nil {
+		return "", err
+	}
+	for _, n := range nodes {
+		if n.Name == faultedClient {
+			nodeID = n.ID
+		}
+	}
+	id := ""
+	for _, a := range allocs {
+		if a.NodeID == nodeID && a.DesiredStatus == "run" && a.ClientStatus == StatusRunning {
+			id = a.ID
+			break
+		}
+	}
+	if id == "" {
+		return "", fmt.Errorf("no running allocation on %s", faultedClient)
+	}
+	agent := r.c.Agent(faultedClient)
+	h := agent.Spec.Host
+	if err := h.SetLink(ctx, false); err != nil {
+		return "", err
+	}
+	defer func() { _ = h.SetLink(ctx, true) }()
+	rctx, rcancel := context.WithTimeout(ctx, 30*time.Second)
+	defer rcancel()
+	local := h.LocalAPI(agent.Spec.HTTPAddr())
+	if err := local.RestartAlloc(rctx, id); err != nil {
+		return "", fmt.Errorf("restarting %s on %s: %w", shortID(id), faultedClient, err)
+	}
+	// The task runner counts the restart (client.allocs.restart) as it
+	// records it in the task state it persists.
+	err = cluster.WaitFor(rctx, "the client to count the restart", 30*time.Second, 200*time.Millisecond, func() (bool, error) {
+		m, err := local.Metrics(rctx)
+		if err != nil {
+			return false, err
+		}
+		n, _ := m.Value(metricClientRestarts)
+		return n >= 1, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if !agent.Stop(15 * time.Second) {
+		r.res.Notes = append(r.res.Notes, faultedClient+" did not stop within 15s of SIGINT; killed")
+	}
+	r.logf("restarted %s on %s while cut off, then stopped the agent", shortID(id), faultedClient)
+	return id, nil
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

@@ -244,6 +244,14 @@ func (c *Client) Allocations(ctx context.Context, jobID string) ([]AllocStub, er
 	return allocs, err
 }
 
+// RestartAlloc asks a client agent to restart the allocation's running
+// tasks; the agent that runs the allocation does it itself, without the
+// servers.
+func (c *Client) RestartAlloc(ctx context.Context, allocID string) error {
+	_, err := c.do(ctx, http.MethodPut, "/v1/client/allocation/"+url.PathEscape(allocID)+"/restart", map[string]any{}, nil)
+	return err
+}
+
 // Metrics scrapes the agent's cumulative metrics in Prometheus form.
 func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
 	var raw []byte
