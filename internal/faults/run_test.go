@@ -103,3 +103,28 @@ func TestCountersSub(t *testing.T) {
 		t.Fatalf("rpcs %v raft %v, want 35, 80", rpcs, raft)
 	}
 }
+
+func TestResultOK(t *testing.T) {
+	conv := 3.0
+	lost := Finding{Alloc: "a1", Detail: "x"}
+	for _, tc := range []struct {
+		name string
+		r    Result
+		ok   bool
+	}{
+		{"clean", Result{ConvergeSeconds: &conv}, true},
+		{"lost", Result{ConvergeSeconds: &conv, Verdict: Verdict{Lost: []Finding{lost}}}, false},
+		{"duplicate", Result{ConvergeSeconds: &conv, Verdict: Verdict{Duplicates: []Finding{lost}}}, false},
+		{"rerun only", Result{ConvergeSeconds: &conv, Verdict: Verdict{Rerun: []Finding{lost}}}, true},
+		{"not converged", Result{}, false},
+		{"unchecked", Result{ConvergeSeconds: &conv, Verdict: Verdict{Unchecked: 1}}, false},
+		{"error", Result{ConvergeSeconds: &conv, Error: "boom"}, false},
+		{"control: the dropped one lost", Result{ConvergeSeconds: &conv, ExpectedLost: []string{"a1"}, Verdict: Verdict{Lost: []Finding{lost}}}, true},
+		{"control: nothing lost", Result{ConvergeSeconds: &conv, ExpectedLost: []string{"a1"}}, false},
+		{"control: another lost", Result{ConvergeSeconds: &conv, ExpectedLost: []string{"a2"}, Verdict: Verdict{Lost: []Finding{lost}}}, false},
+	} {
+		if got := tc.r.OK(); got != tc.ok {
+			t.Errorf("%s: OK %t, want %t", tc.name, got, tc.ok)
+		}
+	}
+}
