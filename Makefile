@@ -80,8 +80,9 @@ bench: tool
 	$(NOMADFORK) bench
 
 # `make faults`: every fault scenario (leader-kill, client-restart,
-# partition with and without max_client_disconnect, server-stall) on the
-# 3-server cluster for v1.5.3, the fork and v1.6.1, one run at a time: a
+# partition with and without max_client_disconnect, server-stall, and the
+# checker's control dropped-update) on the 3-server cluster for v1.5.3, the
+# fork and v1.6.1, one run at a time: a
 # table per scenario on stdout, out/faults/faults.json, agent logs and
 # views under out/faults/runs. Fails when a run of the fork is not ok.
 faults: tool

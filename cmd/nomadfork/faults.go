@@ -28,6 +28,9 @@ each scenario × binary in a fresh sandbox, one at a time:
   partition       a client host's link down until its node is down, then up
   partition-mcd   the same with max_client_disconnect = 2m in the job
   server-stall    SIGSTOP the leader for 15 s mid deployment, then SIGCONT
+  dropped-update  the checker's control: after convergence, restart a task on a
+                  client cut off from the servers and stop the agent before it
+                  reconnects; ok only when exactly that update is reported lost
 
 After each fault the run waits for the cluster to converge, stops the
 clients and compares every allocation's ClientStatus, deployment health and
@@ -35,7 +38,8 @@ task states on the servers with the client's stored state (nomad operator
 client-state): lost updates, duplicate runs, time to converge, RPCs.
 Prints a table per scenario; writes <o>/faults.json and each run's agent
 logs and views under <o>/runs. Exits 1 when a run of the fork lost an
-update, ran an allocation twice, did not converge or failed.
+update (but the control's), ran an allocation twice, did not converge or
+failed.
 -smoke: client-restart on the fork only, output in <o>/smoke.`
 
 // runFaults builds or reuses the binaries and runs the faults package's
