@@ -23,7 +23,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 		}
 		fmt.Fprintln(w)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "binary\tlost updates\tduplicate runs\tre-run after failed restore\tchecked\tconverged after\tfault lasted\tUpdateAlloc RPCs\tRaft applies\tresult\t")
+		fmt.Fprintln(tw, "binary\tlost updates\tduplicate runs\tre-run after failed restore\tchecked\tconverged after\tfault lasted\tUpdateAlloc RPCs\tRaft applies\tload\tresult\t")
 		for i := range rep.Results {
 			r := &rep.Results[i]
 			if r.Fault != f {
@@ -40,8 +40,8 @@ func WriteTable(w io.Writer, rep *Report) error {
 			if r.Unchecked > 0 {
 				checked += fmt.Sprintf(" (+%d unchecked)", r.Unchecked)
 			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%.1fs\t%.0f\t%.0f\t%s\t\n", r.Label, len(r.Lost), len(r.Duplicates), len(r.Rerun), checked,
-				seconds(r.ConvergeSeconds), r.FaultSeconds, r.RPCs, r.RaftApplies, result)
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%.1fs\t%.0f\t%.0f\t%s\t%s\t\n", r.Label, len(r.Lost), len(r.Duplicates), len(r.Rerun), checked,
+				seconds(r.ConvergeSeconds), r.FaultSeconds, r.RPCs, r.RaftApplies, load(r.Load), result)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
@@ -83,4 +83,11 @@ func shortIDs(ids []string) []string {
 		out[i] = shortID(id)
 	}
 	return out
+}
+
+func load(l float64) string {
+	if l == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", l)
 }

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )
@@ -158,8 +159,11 @@ type Result struct {
 	RPCs         float64  `json:"update_alloc_rpcs"`
 	RaftApplies  float64  `json:"raft_applies"`
 	TotalSeconds float64  `json:"total_seconds"`
-	Notes        []string `json:"notes,omitempty"`
-	Error        string   `json:"error,omitempty"`
+	// Load is the machine's 1-minute load average when the fault ended:
+	// times to converge stretch with it.
+	Load  float64  `json:"load1,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+	Error string   `json:"error,omitempty"`
 }
 
 // OK reports whether the run shows nothing lost, no duplicate run, and
@@ -306,6 +310,7 @@ func (r *run) run(ctx context.Context) error {
 		return fmt.Errorf("%s: %w", r.fault.Name, err)
 	}
 	r.res.FaultSeconds = faultEnd.Sub(faultStart).Seconds()
+	r.res.Load, _ = bench.LoadAverage()
 	r.logf("fault over after %.1fs", r.res.FaultSeconds)
 
 	convergeErr := r.waitConverged(ctx, faultEnd)
