@@ -97,11 +97,11 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// Limit bounds a whole run: start, the initial deployment, the rolling one
-// with the fault (at most a minute and a half of it), convergence, the
-// settle, reading and stopping.
+// Limit bounds a whole run: start, the initial deployment, registering
+// and the rolling deployment's start, the fault (at most 3 minutes),
+// convergence, the settle, reading and stopping.
 func (o Options) Limit() time.Duration {
-	return 2*o.StartTimeout + 2*o.DeployTimeout + o.ConvergeTimeout + o.Settle + 3*time.Minute
+	return 2*o.StartTimeout + 2*o.DeployTimeout + o.ConvergeTimeout + o.Settle + 10*time.Minute
 }
 
 // Args renders the options as the flags Flags declares.
@@ -346,8 +346,8 @@ func (r *run) run(ctx context.Context) error {
 }
 
 func (r *run) register(ctx context.Context, version int) error {
-	return cluster.WaitFor(ctx, fmt.Sprintf("registering job version %d", version), time.Minute, time.Second, func() (bool, error) {
-		qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	return cluster.WaitFor(ctx, fmt.Sprintf("registering job version %d", version), 2*time.Minute, time.Second, func() (bool, error) {
+		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 		defer cancel()
 		api, err := r.api(qctx)
 		if err != nil {
@@ -356,6 +356,12 @@ func (r *run) register(ctx context.Context, version int) error {
 		return api.Register(qctx, r.job(version)) == nil, nil
 	})
 }
+
+// queryTimeout bounds one question to one agent. On a loaded machine
+// (load averages of 50 and more on 2 cores, as when a benchmark runs next
+// door) servers take seconds to answer; the waits around the questions
+// bound the scenario.
+const queryTimeout = 15 * time.Second
 
 // api returns the API of a server that is running and not paused,
 // preferring the leader.
@@ -366,7 +372,7 @@ func (r *run) api(ctx context.Context) (*cluster.Client, error) {
 		if exited, _ := s.Exited(); exited || s == r.paused {
 			continue
 		}
-		qctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 		addr, err := s.API.Leader(qctx)
 		cancel()
 		if err != nil {
@@ -397,7 +403,7 @@ func (r *run) waitDeployment(ctx context.Context, version uint64, timeout time.D
 		if err := r.c.CheckAlive(); err != nil {
 			return false, err
 		}
-		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 		defer cancel()
 		api, err := r.api(qctx)
 		if err != nil {
@@ -427,7 +433,7 @@ var errDeploymentEnded = errors.New("deployment ended")
 // waitRolling waits until the rolling deployment is under way: an
 // allocation of the new version runs.
 func (r *run) waitRolling(ctx context.Context) error {
-	return cluster.WaitFor(ctx, "the rolling deployment to start", time.Minute, 200*time.Millisecond, func() (bool, error) {
+	return cluster.WaitFor(ctx, "the rolling deployment to start", 2*time.Minute, 200*time.Millisecond, func() (bool, error) {
 		allocs, err := r.allocs(ctx)
 		if err != nil {
 			return false, err
@@ -442,7 +448,7 @@ func (r *run) waitRolling(ctx context.Context) error {
 }
 
 func (r *run) allocs(ctx context.Context) ([]cluster.AllocStub, error) {
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	api, err := r.api(qctx)
 	if err != nil {
@@ -488,7 +494,7 @@ func (r *run) inject(ctx context.Context) (time.Time, error) {
 			return time.Time{}, err
 		}
 		var status string
-		err := cluster.WaitFor(ctx, "the servers to mark the node down", 2*time.Minute, 500*time.Millisecond, func() (bool, error) {
+		err := cluster.WaitFor(ctx, "the servers to mark the node down", 3*time.Minute, 500*time.Millisecond, func() (bool, error) {
 			s, err := r.nodeStatus(ctx, faultedClient)
 			status = s
 			return s == "down" || s == "disconnected", err
@@ -542,7 +548,7 @@ func (r *run) dropUpdate(ctx context.Context) (string, error) {
 		return "", err
 	}
 	nodeID := ""
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	api, err := r.api(qctx)
 	if err != nil {
@@ -609,7 +615,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 func (r *run) nodeStatus(ctx context.Context, name string) (string, error) {
-	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	api, err := r.api(qctx)
 	if err != nil {
@@ -653,7 +659,7 @@ func (r *run) waitConverged(ctx context.Context, since time.Time) error {
 
 // unconverged says why the servers' view is not at rest, "" when it is.
 func (r *run) unconverged(ctx context.Context) (string, error) {
-	qctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	api, err := r.api(qctx)
 	if err != nil {
@@ -717,7 +723,7 @@ func (r *run) counters(ctx context.Context) counters {
 		if exited, _ := s.Exited(); exited || s == r.paused {
 			continue
 		}
-		qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 		m, err := s.API.Metrics(qctx)
 		cancel()
 		if err != nil {
@@ -749,7 +755,7 @@ func (c counters) sub(before counters) (rpcs, raft float64) {
 // check reads the servers' view, stops the clients, reads each client's
 // stored state with `nomad operator client-state`, and compares.
 func (r *run) check(ctx context.Context) error {
-	qctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	api, err := r.api(qctx)
 	if err != nil {
