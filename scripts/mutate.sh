@@ -29,18 +29,29 @@ PY
   if echo "$out" | grep -q '^ok'; then echo "MUTATION $name: tests PASS (not caught!)"; survived=1; else echo "MUTATION $name: tests FAIL (caught)"; echo "$out" | grep -E -- '--- FAIL|Error|expected|panic' | head -8; fi
   git checkout -q -- "$file"
 }
-run no-urgency client/alloc_update_priority.go 'return server == nil || update.ClientStatus != server.ClientStatus' 'return false' ./client/ 'TestClient_AllocSync_Cadence$'
-run typical-not-held client/alloc_updates.go 'c.syncAllocUpdates(ticks >= allocSyncTypicalTicks)' 'c.syncAllocUpdates(true)' ./client/ 'TestClient_AllocSync_Cadence$'
+run no-urgency client/alloc_update_priority.go 'func allocUpdateUrgent(update, server *structs.Allocation) bool {' 'func allocUpdateUrgent(update, server *structs.Allocation) bool {
+	return false' ./client/ 'TestAllocUpdateUrgent$|TestClient_AllocSync_Cadence$'
+run health-typical client/alloc_update_priority.go '	return !pointer.Eq(allocHealthy(update), allocHealthy(server))' '	return false' ./client/ 'TestAllocUpdateUrgent$'
+run typical-not-held client/alloc_updates.go 'c.syncAllocUpdates(ticks >= allocSyncTypicalTicks, ' 'c.syncAllocUpdates(true, ' ./client/ 'TestClient_AllocSync_Cadence$'
+run no-urgent-window client/alloc_updates.go 'urgentTicks >= allocSyncUrgentTicks)' 'true)' ./client/ 'TestClient_AllocSync_Cadence$'
+run no-dedupe client/alloc_updates.go 'server.acked && allocUpdateAcknowledged(alloc, server.alloc)' 'false' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$|TestClient_AllocSync_Cadence$'
+run dedupe-while-sending client/alloc_updates.go 'if _, sending := b.sending[alloc.ID]; !sending' 'if sending := false; !sending' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run dedupe-after-contradicting-pull client/alloc_updates.go 'prev.acked && !allocServerStateChanged(prev.alloc, alloc)' 'prev.acked' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run stale-ack-recorded client/alloc_updates.go '} else if b.sendingSince == b.forgotten {' '} else {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run no-forget-on-register client/client.go '	// registered: send the next update of each
+	c.allocUpdates.forgetServerState()' '	// registered: send the next update of each' ./client/ 'TestClient_ForgetsAllocServerState$'
+run no-forget-on-status-change client/client.go '		// status: send the next update of each
+		c.allocUpdates.forgetServerState()' '		// status: send the next update of each' ./client/ 'TestClient_ForgetsAllocServerState$'
 run failed-batch-dropped client/alloc_updates.go '			b.putLocked(update, false)' '			continue' ./client/ 'TestClient_AllocSync_Cadence$'
 run producers-wait-for-rpc client/alloc_updates.go '	b.lock.Lock()
 	defer b.lock.Unlock()
 
-	urgent :=' '	b.sendLock.Lock()
+	server := b.server[alloc.ID]' '	b.sendLock.Lock()
 	defer b.sendLock.Unlock()
 	b.lock.Lock()
 	defer b.lock.Unlock()
 
-	urgent :=' ./client/ 'TestClient_AllocSync_StalledRPC$'
+	server := b.server[alloc.ID]' ./client/ 'TestClient_AllocSync_StalledRPC$'
 run no-shutdown-flush client/client.go '	c.flushAllocUpdates()
 ' '' ./client/ 'TestClient_Shutdown_FlushesAllocUpdates$'
 run no-factory client/alloc_runner_factory.go '	if factory := c.GetConfig().AllocRunnerFactory; factory != nil {' '	if factory := c.GetConfig().AllocRunnerFactory; false && factory != nil {' ./client/ 'TestClient_AllocRunnerFactory'
