@@ -23,6 +23,8 @@ func TestFaultsFlags(t *testing.T) {
 		{[]string{"faults", "-n", "2"}, "-n must be at least 3"},
 		{[]string{"faults", "-settle", "-1s"}, "-settle not negative"},
 		{[]string{"faults", "extra"}, "unexpected arguments"},
+		{[]string{"faults", "-variant", "fork=/x/nomad"}, "-variant fork: the label is taken"},
+		{[]string{"faults", "-variant", "noequals"}, "want name=/path/to/nomad"},
 	} {
 		r := p.nomadfork(c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
