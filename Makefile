@@ -13,7 +13,7 @@ REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim bench clean
+.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim bench faults clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -53,9 +53,10 @@ test-sim: build
 # fresh upstream tree and built, upstream's client tests of the patched tree
 # in the sandbox, upstream's unchanged tests against the patched code
 # (contract), the reverse dependencies' tests type-checked, the status
-# report against newer upstream versions and the benchmark's smoke tests
-# (single topology: v1.5.3 and the fork; multi topology: the fork).
-# CI runs exactly this.
+# report against newer upstream versions, the benchmark's smoke tests
+# (single topology: v1.5.3 and the fork; multi topology: the fork) and the
+# fault scenarios' smoke test (client-restart on the fork: 0 lost updates,
+# 0 duplicate runs, convergence). CI runs exactly this.
 test: deps test-tool apply check-lines
 	$(NOMADFORK) export -verify $(L)
 	$(NOMADFORK) test $(L)
@@ -64,6 +65,7 @@ test: deps test-tool apply check-lines
 	$(NOMADFORK) status $(L) $(STATUS_FLAGS)
 	$(NOMADFORK) bench -quick $(L)
 	$(NOMADFORK) bench -quick -topology multi -versions fork $(L)
+	$(NOMADFORK) faults -smoke $(L)
 
 # `make test-full`: `make test`, then the tests of the reverse dependencies
 # (packages outside ./client/... whose tests import what the series
@@ -88,6 +90,16 @@ test-full: test
 bench: tool
 	$(NOMADFORK) apply $(L)
 	$(NOMADFORK) bench $(L)
+
+# `make faults`: every fault scenario (leader-kill, client-restart,
+# partition with and without max_client_disconnect, server-stall, and the
+# checker's control dropped-update) on the 3-server cluster for v1.5.3, the
+# fork and v1.6.1, one run at a time: a
+# table per scenario on stdout, out/faults/faults.json, agent logs and
+# views under out/faults/runs. Fails when a run of the fork is not ok.
+faults: tool
+	$(NOMADFORK) apply $(L)
+	nice -n 10 $(NOMADFORK) faults $(L)
 
 clean:
 	rm -rf bin out

@@ -6,6 +6,7 @@ require (
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.73.1
 	golang.org/x/mod v0.43.0
+	golang.org/x/sys v0.50.0
 	gonum.org/v1/plot v0.17.0
 )
 

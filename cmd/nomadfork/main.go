@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
@@ -71,6 +72,7 @@ var commands = []command{
 	{"export", "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox", runExport, true},
 	{"sandbox", "run a command inside the private network/mount/pid sandbox", runSandbox, false},
 	{"bench", "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)", runBench, false},
+	{"faults", "fault scenarios on a real cluster: lost updates, duplicate runs, time to converge", runFaults, false},
 }
 
 func usage() string {
@@ -88,6 +90,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == bench.RunArg {
 		os.Exit(bench.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == faults.RunArg {
+		os.Exit(faults.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {

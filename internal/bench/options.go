@@ -211,18 +211,8 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 		}
 	}
 	if c.Versions != "" {
-		labels = nil
-		for _, l := range strings.Split(c.Versions, ",") {
-			l = strings.TrimSpace(l)
-			if l != base && l != ForkLabel && !semver.IsValid(l) {
-				return nil, "", fmt.Errorf("-versions: unknown label %q (want %s, %s or an upstream version such as %s; other binaries go in -variant)", l, base, ForkLabel, RefVersion)
-			}
-			for _, seen := range labels {
-				if seen == l {
-					return nil, "", fmt.Errorf("-versions: %s given twice", l)
-				}
-			}
-			labels = append(labels, l)
+		if labels, err = ParseLabels(c.Versions, base); err != nil {
+			return nil, "", fmt.Errorf("-versions: %w; other binaries go in -variant", err)
 		}
 	}
 	for _, v := range c.Variants {
@@ -242,4 +232,23 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 		return nil, "", err
 	}
 	return labels, dir, nil
+}
+
+// ParseLabels parses a comma-separated list of binary labels: the pinned
+// version base (unpatched), the fork, or another upstream version.
+func ParseLabels(list, base string) ([]string, error) {
+	var labels []string
+	for _, l := range strings.Split(list, ",") {
+		l = strings.TrimSpace(l)
+		if l != base && l != ForkLabel && !semver.IsValid(l) {
+			return nil, fmt.Errorf("unknown label %q (want %s, %s or an upstream version such as %s)", l, base, ForkLabel, RefVersion)
+		}
+		for _, seen := range labels {
+			if seen == l {
+				return nil, fmt.Errorf("%s given twice", l)
+			}
+		}
+		labels = append(labels, l)
+	}
+	return labels, nil
 }

@@ -163,55 +163,30 @@ func (r *Runner) runInSandbox(ctx context.Context, o Options) (*Run, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return run, err
 	}
-	cmd, err := sandbox.Command(append([]string{r.Self, RunArg}, o.Args()...))
-	if err != nil {
-		return run, err
-	}
-	var stdout bytes.Buffer
-	cmd.Stdin = nil
-	cmd.Stdout = &stdout
-	cmd.Stderr = r.Stderr
 	load0, _ := LoadAverage()
 	busy0, _ := BusySeconds()
 	t0 := time.Now()
-	if err := cmd.Start(); err != nil {
-		return run, err
-	}
-	// The whole run is bounded. Killing unshare (--kill-child) ends the
-	// namespace and every process in it.
-	limit := o.Limit()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var runErr error
-	select {
-	case runErr = <-done:
-	case <-ctx.Done():
-		_ = cmd.Process.Kill()
-		<-done
+	var got Run
+	decoded := false
+	state, runErr := InSandbox(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), r.Stderr, func(line []byte) error {
+		if err := json.Unmarshal(line, &got); err != nil {
+			return fmt.Errorf("decoding the scenario's result: %w", err)
+		}
+		decoded = true
+		return nil
+	})
+	if ctx.Err() != nil {
 		return run, ctx.Err()
-	case <-time.After(limit):
-		_ = cmd.Process.Kill()
-		<-done
-		return run, fmt.Errorf("the scenario did not end within %s", limit)
 	}
 	wall := time.Since(t0).Seconds()
-	out := bytes.TrimSpace(stdout.Bytes())
-	if i := bytes.LastIndexByte(out, '\n'); i >= 0 {
-		out = out[i+1:]
-	}
-	if len(out) > 0 {
-		var got Run
-		if err := json.Unmarshal(out, &got); err == nil {
-			run = &got
-		} else if runErr == nil {
-			runErr = fmt.Errorf("decoding the scenario's result: %w", err)
-		}
+	if decoded {
+		run = &got
 	}
 	run.LoadAvg = append([]float64{load0}, run.LoadAvg...)
 	// The sandbox's init reaps every process of the run, so its rusage
 	// (through unshare's) is the run's whole CPU time.
-	if busy1, err := BusySeconds(); err == nil && busy0 > 0 && cmd.ProcessState != nil && wall > 0 {
-		own := (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	if busy1, err := BusySeconds(); err == nil && busy0 > 0 && state != nil && wall > 0 {
+		own := (state.UserTime() + state.SystemTime()).Seconds()
 		other := (busy1 - busy0 - own) / wall
 		if other < 0 {
 			other = 0
@@ -228,6 +203,53 @@ func (r *Runner) runInSandbox(ctx context.Context, o Options) (*Run, error) {
 		return run, errors.New(run.Error)
 	}
 	return run, nil
+}
+
+// InSandbox runs argv — the tool itself with a hidden verb — in a fresh
+// sandbox, bounded by limit: past it, or when ctx ends, the sandbox is
+// killed, and with it every process inside. The command's stderr goes to
+// stderr; the last line of its stdout, its result, is passed to decode
+// (not called when the command printed nothing). It returns the sandbox's
+// process state (its rusage covers every process of the run; nil when it
+// did not start) and the first error of the run or of decode.
+func InSandbox(ctx context.Context, argv []string, limit time.Duration, stderr io.Writer, decode func(line []byte) error) (*os.ProcessState, error) {
+	cmd, err := sandbox.Command(argv)
+	if err != nil {
+		return nil, err
+	}
+	var stdout bytes.Buffer
+	cmd.Stdin = nil
+	cmd.Stdout = &stdout
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	// Killing unshare (--kill-child) ends the namespace and every process
+	// in it.
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var runErr error
+	select {
+	case runErr = <-done:
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		<-done
+		return cmd.ProcessState, ctx.Err()
+	case <-time.After(limit):
+		_ = cmd.Process.Kill()
+		<-done
+		return cmd.ProcessState, fmt.Errorf("the run did not end within %s", limit)
+	}
+	out := bytes.TrimSpace(stdout.Bytes())
+	if i := bytes.LastIndexByte(out, '\n'); i >= 0 {
+		out = out[i+1:]
+	}
+	if len(out) > 0 {
+		if err := decode(out); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	return cmd.ProcessState, runErr
 }
 
 // BusySeconds returns the CPU seconds the machine has spent not idle since

@@ -31,7 +31,10 @@ type TaskGroup struct {
 	Update        *UpdateStrategy `json:",omitempty"`
 	RestartPolicy *RestartPolicy  `json:",omitempty"`
 	EphemeralDisk *EphemeralDisk  `json:",omitempty"`
-	Tasks         []Task
+	// MaxClientDisconnect keeps a disconnected client's allocations
+	// (status unknown) for this long instead of replacing them as lost.
+	MaxClientDisconnect *time.Duration `json:",omitempty"`
+	Tasks               []Task
 }
 
 // UpdateStrategy is a group's update block.
@@ -94,21 +97,40 @@ const (
 	DeploymentSuccessful = "successful"
 )
 
-// TaskState is the part of a task's state the bench reads.
+// TaskState is the part of a task's state the bench and the fault
+// checker read.
 type TaskState struct {
 	State     string
 	Failed    bool
+	Restarts  uint64
 	StartedAt time.Time
+	Events    []*TaskEvent
 }
 
-// AllocStub is the part of an allocation list entry the bench reads.
+// TaskEvent is the part of a task event the fault checker reads.
+type TaskEvent struct {
+	Type string
+	Time int64 // unix nanoseconds
+}
+
+// AllocDeploymentStatus is an allocation's health in its deployment.
+type AllocDeploymentStatus struct {
+	// Healthy is nil until the client has decided.
+	Healthy *bool
+}
+
+// AllocStub is the part of an allocation list entry the bench and the
+// fault checker read.
 type AllocStub struct {
-	ID            string
-	NodeID        string
-	JobVersion    uint64
-	ClientStatus  string
-	DesiredStatus string
-	TaskStates    map[string]*TaskState
+	ID               string
+	Name             string
+	NodeID           string
+	JobVersion       uint64
+	ClientStatus     string
+	DesiredStatus    string
+	DeploymentStatus *AllocDeploymentStatus
+	TaskStates       map[string]*TaskState
+	ModifyIndex      uint64
 }
 
 // NodeStub is the part of a node list entry the bench reads.
@@ -222,6 +244,14 @@ func (c *Client) Allocations(ctx context.Context, jobID string) ([]AllocStub, er
 	return allocs, err
 }
 
+// RestartAlloc asks a client agent to restart the allocation's running
+// tasks; the agent that runs the allocation does it itself, without the
+// servers.
+func (c *Client) RestartAlloc(ctx context.Context, allocID string) error {
+	_, err := c.do(ctx, http.MethodPut, "/v1/client/allocation/"+url.PathEscape(allocID)+"/restart", map[string]any{}, nil)
+	return err
+}
+
 // Metrics scrapes the agent's cumulative metrics in Prometheus form.
 func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
 	var raw []byte
@@ -236,6 +266,11 @@ func (c *Client) Metrics(ctx context.Context) (Metrics, error) {
 // min_healthy_time 2s and task-state health checks. version is set in an
 // environment variable, so changing it is a destructive (rolling) update.
 func BenchJob(id string, count int, version int) *Job {
+	return ServiceJob(id, count, version, 50)
+}
+
+// ServiceJob is BenchJob with maxParallel allocations replaced at a time.
+func ServiceJob(id string, count, version, maxParallel int) *Job {
 	return &Job{
 		ID:          id,
 		Name:        id,
@@ -245,7 +280,7 @@ func BenchJob(id string, count int, version int) *Job {
 			Name:  "mock",
 			Count: count,
 			Update: &UpdateStrategy{
-				MaxParallel:      50,
+				MaxParallel:      maxParallel,
 				HealthCheck:      "task_states",
 				MinHealthyTime:   2 * time.Second,
 				HealthyDeadline:  5 * time.Minute,

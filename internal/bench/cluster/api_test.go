@@ -49,6 +49,31 @@ func TestBenchJobJSON(t *testing.T) {
 	if task.Driver != "mock_driver" || task.Config["run_for"] != "1h" || task.Env["BENCH_JOB_VERSION"] != "1" {
 		t.Errorf("task %+v", task)
 	}
+	if strings.Contains(string(data), "MaxClientDisconnect") {
+		t.Errorf("max_client_disconnect set without being asked for: %s", data)
+	}
+}
+
+func TestServiceJobMaxClientDisconnect(t *testing.T) {
+	j := ServiceJob("faults", 30, 0, 10)
+	d := 2 * time.Minute
+	j.TaskGroups[0].MaxClientDisconnect = &d
+	data, err := json.Marshal(j)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		TaskGroups []struct {
+			MaxClientDisconnect int64
+			Update              struct{ MaxParallel int }
+		}
+	}
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if g := got.TaskGroups[0]; g.MaxClientDisconnect != int64(d) || g.Update.MaxParallel != 10 {
+		t.Errorf("group %+v from %s", g, data)
+	}
 }
 
 func TestClient(t *testing.T) {
@@ -57,6 +82,7 @@ func TestClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	var registered map[string]json.RawMessage
+	restarted := 0
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case r.URL.Path == "/v1/jobs" && r.Method == http.MethodPost:
@@ -73,6 +99,9 @@ func TestClient(t *testing.T) {
 			w.Write([]byte(`[{"ID":"a","ClientStatus":"running"}]`))
 		case r.URL.Path == "/v1/metrics" && r.URL.Query().Get("format") == "prometheus":
 			w.Write(prom)
+		case r.URL.Path == "/v1/client/allocation/a/restart" && r.Method == http.MethodPut:
+			restarted++
+			w.Write([]byte(`{}`))
 		case r.URL.Path == "/v1/status/leader":
 			w.Write([]byte(`"127.0.0.1:4647"`))
 		default:
@@ -102,6 +131,14 @@ func TestClient(t *testing.T) {
 	}
 	if l, err := c.Leader(ctx); err != nil || l != "127.0.0.1:4647" {
 		t.Errorf("leader %q %v", l, err)
+	}
+	if err := c.RestartAlloc(ctx, "a"); err != nil || restarted != 1 {
+		t.Errorf("restart: %v, %d requests", err, restarted)
+	}
+	// A shared host dials from the sandbox's own namespace.
+	local := (&Host{Name: "sandbox", Addr: "127.0.0.1"}).LocalAPI(strings.TrimPrefix(srv.URL, "http://"))
+	if err := local.RestartAlloc(ctx, "a"); err != nil || restarted != 2 {
+		t.Errorf("restart through LocalAPI: %v, %d requests", err, restarted)
 	}
 	if _, err := c.Nodes(ctx); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("a 404 is an error: %v", err)

@@ -1,0 +1,78 @@
+// Package faults runs fault scenarios against a real Nomad cluster (package
+// bench/cluster: 3 servers and 3 clients, each on a host of its own inside
+// the sandbox) and checks that nothing is lost: mid rolling deployment it
+// kills the Raft leader, restarts a client, cuts a client's host off for
+// longer than its heartbeat TTL, or stalls the leader; once the fault has
+// ended it waits for the cluster to converge, then compares, for every
+// allocation, the servers' view with the client's own stored state
+// (Check). One scenario runs per sandbox, for every binary.
+package faults
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Fault is one fault scenario.
+type Fault struct {
+	Name    string
+	Summary string
+	// MaxClientDisconnect, when set, is the job's max_client_disconnect.
+	MaxClientDisconnect time.Duration
+	// Control marks the checker's live control: the run loses one update
+	// on purpose, and is ok only when exactly that one is reported lost.
+	Control bool
+}
+
+// The scenarios, in the order they run.
+var Faults = []Fault{
+	{Name: "leader-kill", Summary: "SIGKILL the Raft leader mid rolling deployment; a new leader takes over"},
+	{Name: "client-restart", Summary: "stop a client agent (SIGINT) mid deployment, start it again 5 s later on the same data dir"},
+	{Name: "partition", Summary: "take a client host's link down until the servers mark its node down (past the heartbeat TTL), then up"},
+	{Name: "partition-mcd", Summary: "the partition with max_client_disconnect = 2m: the node's allocations turn unknown, then reconnect", MaxClientDisconnect: 2 * time.Minute},
+	{Name: "server-stall", Summary: "SIGSTOP the Raft leader for 15 s mid deployment, then SIGCONT"},
+	{Name: "dropped-update", Summary: "the checker's control: after convergence, restart a task on client1 while its link is down and stop the agent before it reconnects; exactly that update must be reported lost", Control: true},
+}
+
+// FaultNames lists the scenarios' names.
+func FaultNames() []string {
+	var names []string
+	for _, f := range Faults {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// LookupFault returns the named scenario.
+func LookupFault(name string) (Fault, error) {
+	for _, f := range Faults {
+		if f.Name == name {
+			return f, nil
+		}
+	}
+	return Fault{}, fmt.Errorf("unknown scenario %q (want %s)", name, strings.Join(FaultNames(), ", "))
+}
+
+// ParseFaults parses a comma-separated list of scenario names; "" or "all"
+// is every scenario.
+func ParseFaults(list string) ([]Fault, error) {
+	if list == "" || list == "all" {
+		return append([]Fault(nil), Faults...), nil
+	}
+	var out []Fault
+	seen := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		f, err := LookupFault(name)
+		if err != nil {
+			return nil, err
+		}
+		if seen[name] {
+			return nil, fmt.Errorf("scenario %s given twice", name)
+		}
+		seen[name] = true
+		out = append(out, f)
+	}
+	return out, nil
+}

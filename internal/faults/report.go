@@ -1,0 +1,93 @@
+package faults
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteTable prints a table per scenario: a row per binary with the lost
+// updates, duplicate runs, allocations checked, time to converge after the
+// fault, the fault's length, RPCs and Raft applies; then every finding and
+// error.
+func WriteTable(w io.Writer, rep *Report) error {
+	fmt.Fprintf(w, "faults: %s, %s, job count %d, 3 servers and 3 clients (multi topology)\n", rep.Date.Format("2006-01-02 15:04 UTC"), rep.Machine, rep.Count)
+	for _, b := range rep.Binaries {
+		fmt.Fprintf(w, "  %-8s %s\n", b.Label, b.Path)
+	}
+	for _, f := range rep.Faults {
+		fmt.Fprintf(w, "\n%s", f)
+		if fault, err := LookupFault(f); err == nil {
+			fmt.Fprintf(w, ": %s", fault.Summary)
+		}
+		fmt.Fprintln(w)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "binary\tlost updates\tduplicate runs\tre-run after failed restore\tchecked\tconverged after\tfault lasted\tUpdateAlloc RPCs\tRaft applies\tload\tresult\t")
+		for i := range rep.Results {
+			r := &rep.Results[i]
+			if r.Fault != f {
+				continue
+			}
+			result := "ok"
+			switch {
+			case r.Error != "":
+				result = "ERROR"
+			case !r.OK():
+				result = "NOT OK"
+			}
+			checked := fmt.Sprintf("%d", r.Checked)
+			if r.Unchecked > 0 {
+				checked += fmt.Sprintf(" (+%d unchecked)", r.Unchecked)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%.1fs\t%.0f\t%.0f\t%s\t%s\t\n", r.Label, len(r.Lost), len(r.Duplicates), len(r.Rerun), checked,
+				seconds(r.ConvergeSeconds), r.FaultSeconds, r.RPCs, r.RaftApplies, load(r.Load), result)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		for i := range rep.Results {
+			r := &rep.Results[i]
+			if r.Fault != f {
+				continue
+			}
+			for _, n := range r.Notes {
+				fmt.Fprintf(w, "  %s: %s\n", r.Label, n)
+			}
+			if len(r.ExpectedLost) > 0 {
+				fmt.Fprintf(w, "  %s: dropped on purpose: %s\n", r.Label, strings.Join(shortIDs(r.ExpectedLost), ", "))
+			}
+			for _, x := range r.Lost {
+				fmt.Fprintf(w, "  %s: lost: %s\n", r.Label, x)
+			}
+			for _, x := range r.Duplicates {
+				fmt.Fprintf(w, "  %s: duplicate: %s\n", r.Label, x)
+			}
+			if r.Error != "" {
+				fmt.Fprintf(w, "  %s: error: %s\n", r.Label, firstLine(r.Error))
+			}
+		}
+	}
+	fmt.Fprintf(w, "\n%d run(s) in %.0f min; %d not ok\n", len(rep.Results), rep.Seconds/60, rep.Failed())
+	return nil
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func shortIDs(ids []string) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = shortID(id)
+	}
+	return out
+}
+
+func load(l float64) string {
+	if l == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", l)
+}

@@ -1,0 +1,130 @@
+package faults
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+)
+
+func TestOptionsRoundTrip(t *testing.T) {
+	o := DefaultOptions
+	o.Fault, o.Nomad, o.Label, o.Dir = "partition-mcd", "/x/nomad", "fork", "/x/run"
+	o.Count, o.ConvergeTimeout = 12, 90*time.Second
+	got, err := ParseOptions(o.Args())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, o) {
+		t.Fatalf("round trip: %+v, want %+v", got, o)
+	}
+	for _, args := range [][]string{
+		{"-nomad=/x", "-dir=/y", "-fault=flood"},
+		{"-dir=/y", "-fault=leader-kill"},
+		{"-nomad=/x", "-dir=/y", "-fault=leader-kill", "-n=1"},
+		{"-nomad=/x", "-dir=/y", "-fault=leader-kill", "stray"},
+	} {
+		if _, err := ParseOptions(args); err == nil {
+			t.Errorf("ParseOptions(%q) accepted", args)
+		}
+	}
+	// A run is bounded by its parts.
+	if l := o.Limit(); l < o.DeployTimeout*2+o.ConvergeTimeout {
+		t.Fatalf("limit %s shorter than its deployments and convergence", l)
+	}
+}
+
+func TestParseFaults(t *testing.T) {
+	all, err := ParseFaults("all")
+	if err != nil || len(all) != len(Faults) {
+		t.Fatalf("all: %v, %v", all, err)
+	}
+	two, err := ParseFaults("server-stall, leader-kill")
+	if err != nil || len(two) != 2 || two[0].Name != "server-stall" || two[1].Name != "leader-kill" {
+		t.Fatalf("two: %v, %v", two, err)
+	}
+	mcd, _ := LookupFault("partition-mcd")
+	plain, _ := LookupFault("partition")
+	if mcd.MaxClientDisconnect == 0 || plain.MaxClientDisconnect != 0 {
+		t.Fatalf("max_client_disconnect: partition-mcd %s, partition %s", mcd.MaxClientDisconnect, plain.MaxClientDisconnect)
+	}
+	for _, bad := range []string{"nope", "leader-kill,leader-kill", "leader-kill,"} {
+		if _, err := ParseFaults(bad); err == nil {
+			t.Errorf("ParseFaults(%q) accepted", bad)
+		}
+	}
+}
+
+func stub(id string, version uint64, desired, status string, healthy *bool) cluster.AllocStub {
+	a := cluster.AllocStub{ID: id, JobVersion: version, DesiredStatus: desired, ClientStatus: status}
+	if healthy != nil {
+		a.DeploymentStatus = &cluster.AllocDeploymentStatus{Healthy: healthy}
+	}
+	return a
+}
+
+func TestUnconverged(t *testing.T) {
+	yes := ptr(true)
+	done := []cluster.AllocStub{
+		stub("old1", 0, "stop", StatusComplete, yes),
+		stub("old2", 0, "stop", StatusLost, nil),
+		stub("new1", 1, "run", StatusRunning, yes),
+		stub("new2", 1, "run", StatusRunning, yes),
+	}
+	if why := Unconverged(done, 2, 1); why != "" {
+		t.Fatalf("converged view reported as %q", why)
+	}
+	for _, tc := range []struct {
+		change func([]cluster.AllocStub)
+		want   string
+	}{
+		{func(a []cluster.AllocStub) { a[2].DeploymentStatus = nil }, "1 of 2 allocations of version 1 running and healthy"},
+		{func(a []cluster.AllocStub) { a[3].ClientStatus = StatusUnknown }, "new2 is unknown"},
+		{func(a []cluster.AllocStub) { a[0].ClientStatus = StatusRunning }, "old1 is to stop but still running"},
+		{func(a []cluster.AllocStub) { a[1].ClientStatus = StatusPending }, "old2 is pending"},
+	} {
+		allocs := append([]cluster.AllocStub(nil), done...)
+		tc.change(allocs)
+		if why := Unconverged(allocs, 2, 1); !strings.Contains(why, tc.want) {
+			t.Errorf("got %q, want %q", why, tc.want)
+		}
+	}
+}
+
+func TestCountersSub(t *testing.T) {
+	before := counters{"server1": {100, 200}, "server2": {0, 50}, "server3": {7, 7}}
+	// server1 grew; server2's series expired and came back (counts from
+	// 0); server3 was killed (not read at the end).
+	after := counters{"server1": {130, 260}, "server2": {5, 20}}
+	rpcs, raft := after.sub(before)
+	if rpcs != 35 || raft != 80 {
+		t.Fatalf("rpcs %v raft %v, want 35, 80", rpcs, raft)
+	}
+}
+
+func TestResultOK(t *testing.T) {
+	conv := 3.0
+	lost := Finding{Alloc: "a1", Detail: "x"}
+	for _, tc := range []struct {
+		name string
+		r    Result
+		ok   bool
+	}{
+		{"clean", Result{ConvergeSeconds: &conv}, true},
+		{"lost", Result{ConvergeSeconds: &conv, Verdict: Verdict{Lost: []Finding{lost}}}, false},
+		{"duplicate", Result{ConvergeSeconds: &conv, Verdict: Verdict{Duplicates: []Finding{lost}}}, false},
+		{"rerun only", Result{ConvergeSeconds: &conv, Verdict: Verdict{Rerun: []Finding{lost}}}, true},
+		{"not converged", Result{}, false},
+		{"unchecked", Result{ConvergeSeconds: &conv, Verdict: Verdict{Unchecked: 1}}, false},
+		{"error", Result{ConvergeSeconds: &conv, Error: "boom"}, false},
+		{"control: the dropped one lost", Result{ConvergeSeconds: &conv, ExpectedLost: []string{"a1"}, Verdict: Verdict{Lost: []Finding{lost}}}, true},
+		{"control: nothing lost", Result{ConvergeSeconds: &conv, ExpectedLost: []string{"a1"}}, false},
+		{"control: another lost", Result{ConvergeSeconds: &conv, ExpectedLost: []string{"a2"}, Verdict: Verdict{Lost: []Finding{lost}}}, false},
+	} {
+		if got := tc.r.OK(); got != tc.ok {
+			t.Errorf("%s: OK %t, want %t", tc.name, got, tc.ok)
+		}
+	}
+}

@@ -1,0 +1,167 @@
+package faults
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+)
+
+// Report is an invocation's results.
+type Report struct {
+	Date     time.Time      `json:"date"`
+	Command  string         `json:"command"`
+	Machine  string         `json:"machine"`
+	Cores    int            `json:"cores"`
+	Count    int            `json:"count"`
+	Binaries []bench.Binary `json:"binaries"`
+	Faults   []string       `json:"faults"`
+	Results  []Result       `json:"results"`
+	Seconds  float64        `json:"seconds"`
+}
+
+// Runner runs every scenario for every binary, each run in a fresh
+// sandbox, one at a time.
+type Runner struct {
+	Options  Options // the scenario options; Fault, Nomad, Label and Dir are set per run
+	Faults   []Fault
+	Binaries []bench.Binary
+	// Dir is the results directory: runs/<fault>-<label> per run.
+	Dir string
+	// Self is the tool's executable, re-run in each sandbox with RunArg.
+	Self           string
+	Command        string
+	Stdout, Stderr io.Writer
+}
+
+// ReportFile is the JSON report in the results directory, rewritten after
+// every run.
+const ReportFile = "faults.json"
+
+// Run runs the scenarios. It returns the report (never nil); the error is
+// for an interrupt or a failure to save.
+func (r *Runner) Run(ctx context.Context) (*Report, error) {
+	rep := &Report{
+		Date: time.Now().UTC(), Command: r.Command, Machine: bench.Machine(), Cores: runtime.NumCPU(),
+		Count: r.Options.Count, Binaries: r.Binaries,
+	}
+	for _, f := range r.Faults {
+		rep.Faults = append(rep.Faults, f.Name)
+	}
+	// Agents run in their own directories: every path they get is absolute.
+	dir, err := filepath.Abs(r.Dir)
+	if err != nil {
+		return rep, err
+	}
+	r.Dir = dir
+	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+		return rep, err
+	}
+	start := time.Now()
+	total := len(r.Faults) * len(r.Binaries)
+	for _, f := range r.Faults {
+		for _, bin := range r.Binaries {
+			o := r.Options
+			o.Fault, o.Nomad, o.Label = f.Name, bin.Path, bin.Label
+			o.Dir = filepath.Join(r.Dir, "runs", f.Name+"-"+bin.Label)
+			what := fmt.Sprintf("run %d/%d: %s, %s", len(rep.Results)+1, total, f.Name, bin.Label)
+			fmt.Fprintf(r.Stdout, "==> %s\n", what)
+			t0 := time.Now()
+			res := r.runOne(ctx, o)
+			if ctx.Err() != nil {
+				return rep, fmt.Errorf("%w; the runs so far are in %s", ctx.Err(), filepath.Join(r.Dir, ReportFile))
+			}
+			status := "ok"
+			if !res.OK() {
+				status = "NOT OK"
+			}
+			fmt.Fprintf(r.Stdout, "    %s: %s in %s: %d lost, %d duplicate runs, %d re-run after a failed restore, converged %s\n", what, status,
+				time.Since(t0).Round(time.Second), len(res.Lost), len(res.Duplicates), len(res.Rerun), seconds(res.ConvergeSeconds))
+			if res.Error != "" {
+				fmt.Fprintf(r.Stdout, "    error: %s (agent logs in %s)\n", res.Error, o.Dir)
+			}
+			rep.Results = append(rep.Results, *res)
+			rep.Seconds = time.Since(start).Seconds()
+			if err := rep.WriteJSON(filepath.Join(r.Dir, ReportFile)); err != nil {
+				return rep, err
+			}
+		}
+	}
+	return rep, nil
+}
+
+// runOne runs one scenario in a fresh sandbox; the result is never nil.
+func (r *Runner) runOne(ctx context.Context, o Options) *Result {
+	res := &Result{Fault: o.Fault, Label: o.Label, Count: o.Count}
+	if err := os.RemoveAll(o.Dir); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	var got Result
+	decoded := false
+	_, err := bench.InSandbox(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), r.Stderr, func(line []byte) error {
+		if err := json.Unmarshal(line, &got); err != nil {
+			return fmt.Errorf("decoding the scenario's result: %w", err)
+		}
+		decoded = true
+		return nil
+	})
+	if decoded {
+		res = &got
+	}
+	if err != nil && res.Error == "" {
+		res.Error = err.Error()
+	}
+	return res
+}
+
+// WriteJSON saves the report atomically.
+func (rep *Report) WriteJSON(path string) error {
+	data, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
+}
+
+// ReadReport reads a saved report.
+func ReadReport(path string) (*Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var rep Report
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &rep, nil
+}
+
+// Failed counts the results that are not OK.
+func (rep *Report) Failed() int {
+	n := 0
+	for i := range rep.Results {
+		if !rep.Results[i].OK() {
+			n++
+		}
+	}
+	return n
+}
+
+func seconds(s *float64) string {
+	if s == nil {
+		return "never"
+	}
+	return fmt.Sprintf("%.1fs", *s)
+}
