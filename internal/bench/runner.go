@@ -42,7 +42,14 @@ func ScenarioMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		run.Error = err.Error()
 	}
-	data, merr := json.Marshal(run)
+	return WriteResult(stdout, stderr, run, err)
+}
+
+// WriteResult prints a scenario run's result as one line of JSON on stdout
+// for the parent process and returns the run's exit code: 1 when err, the
+// run's error, or the encoding failed.
+func WriteResult(stdout, stderr io.Writer, result any, err error) int {
+	data, merr := json.Marshal(result)
 	if merr != nil {
 		fmt.Fprintln(stderr, merr)
 		return 1

@@ -205,16 +205,7 @@ func ScenarioMain(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		res.Error = err.Error()
 	}
-	data, merr := json.Marshal(res)
-	if merr != nil {
-		fmt.Fprintln(stderr, merr)
-		return 1
-	}
-	fmt.Fprintln(stdout, string(data))
-	if err != nil {
-		return 1
-	}
-	return 0
+	return bench.WriteResult(stdout, stderr, res, err)
 }
 
 // run is one scenario run.
@@ -547,22 +538,11 @@ func (r *run) dropUpdate(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	nodeID := ""
-	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
-	defer cancel()
-	api, err := r.api(qctx)
+	node, err := r.node(ctx, faultedClient)
 	if err != nil {
 		return "", err
 	}
-	nodes, err := api.Nodes(qctx)
-	if err != nil {
-		return "", err
-	}
-	for _, n := range nodes {
-		if n.Name == faultedClient {
-			nodeID = n.ID
-		}
-	}
+	nodeID := node.ID
 	id := ""
 	for _, a := range allocs {
 		if a.NodeID == nodeID && a.DesiredStatus == "run" && a.ClientStatus == StatusRunning {
@@ -615,22 +595,28 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 func (r *run) nodeStatus(ctx context.Context, name string) (string, error) {
+	n, err := r.node(ctx, name)
+	return n.Status, err
+}
+
+// node returns the servers' view of the client node named name.
+func (r *run) node(ctx context.Context, name string) (cluster.NodeStub, error) {
 	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
 	defer cancel()
 	api, err := r.api(qctx)
 	if err != nil {
-		return "", err
+		return cluster.NodeStub{}, err
 	}
 	nodes, err := api.Nodes(qctx)
 	if err != nil {
-		return "", err
+		return cluster.NodeStub{}, err
 	}
 	for _, n := range nodes {
 		if n.Name == name {
-			return n.Status, nil
+			return n, nil
 		}
 	}
-	return "", fmt.Errorf("no node named %s", name)
+	return cluster.NodeStub{}, fmt.Errorf("no node named %s", name)
 }
 
 // waitConverged waits until the servers' view is at rest: the new
