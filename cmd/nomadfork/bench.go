@@ -10,6 +10,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
@@ -45,21 +46,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return usageError{err}
 	}
 
-	// Binaries.
-	t, err := e.requireWorkTree(ctx)
-	if err != nil {
-		return err
-	}
-	targets, err := upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile))
-	if err != nil {
-		return err
-	}
-	release, err := build.ForkRelease(e.log, base)
-	if err != nil {
-		return err
-	}
-	b := &bench.Builder{Tree: t, Pin: p, Targets: targets, ForkRelease: release, Dir: cfg.Out, Log: e.stdout}
-	bins, err := b.Binaries(ctx, labels, cfg.Variants)
+	bins, err := e.benchBinaries(ctx, p, cfg.Out, labels, cfg.Variants)
 	if err != nil {
 		return err
 	}
@@ -90,4 +77,24 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%d of %d run(s) failed (agent logs under %s)", failed, len(rep.Runs), filepath.Join(resultsDir, "runs"))
 	}
 	return nil
+}
+
+// benchBinaries builds, or reuses from dir, the nomad binaries of labels
+// (the pinned version, the fork of the line's work tree, upstream versions)
+// and of variants, for the bench and the fault scenarios.
+func (e *env) benchBinaries(ctx context.Context, p *pin.Pin, dir string, labels []string, variants []bench.Variant) ([]bench.Binary, error) {
+	t, err := e.requireWorkTree(ctx)
+	if err != nil {
+		return nil, err
+	}
+	targets, err := upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile))
+	if err != nil {
+		return nil, err
+	}
+	release, err := build.ForkRelease(e.log, p.Version())
+	if err != nil {
+		return nil, err
+	}
+	b := &bench.Builder{Tree: t, Pin: p, Targets: targets, ForkRelease: release, Dir: dir, Log: e.stdout}
+	return b.Binaries(ctx, labels, variants)
 }

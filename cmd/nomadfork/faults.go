@@ -11,8 +11,6 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
 const faultsUsage = "[-smoke] [-faults list] [-versions list] [-variant name=path]... [-n count] [-o dir] | -from faults.json"
@@ -103,21 +101,8 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
-	t, err := e.requireWorkTree(ctx)
-	if err != nil {
-		return err
-	}
-	targets, err := upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile))
-	if err != nil {
-		return err
-	}
-	release, err := build.ForkRelease(e.log, base)
-	if err != nil {
-		return err
-	}
 	// The bench's binaries: built once, reused by both verbs.
-	b := &bench.Builder{Tree: t, Pin: p, Targets: targets, ForkRelease: release, Dir: filepath.Join(e.out, "bench"), Log: e.stdout}
-	bins, err := b.Binaries(ctx, labels, variants)
+	bins, err := e.benchBinaries(ctx, p, filepath.Join(e.out, "bench"), labels, variants)
 	if err != nil {
 		return err
 	}
