@@ -197,7 +197,8 @@ func summarize(ctx context.Context, w io.Writer, verb string, runs []suiteRun, b
 	fmt.Fprintln(w, "\n==> summary")
 	failures := 0
 	for _, r := range runs {
-		opts := verdict.Options{Flags: r.flags, MaxRetries: verdict.DefaultMaxRetries, UpstreamRuns: verdict.DefaultUpstreamRuns}
+		opts := verdict.Options{Flags: r.flags, MaxRetries: verdict.DefaultMaxRetries, UpstreamRuns: verdict.DefaultUpstreamRuns,
+			UpstreamRaceRuns: verdict.DefaultUpstreamRaceRuns}
 		if retry {
 			opts.Fork = r.suite.Outcomes
 			if r.upstream {

@@ -134,12 +134,27 @@ func SkipPattern(tests []Known) string {
 	return "^(" + strings.Join(names, "|") + ")$"
 }
 
+// raceRE matches the race detector's report in a test's output.
+var raceRE = regexp.MustCompile(`WARNING: DATA RACE|race detected during execution of test`)
+
+// Raced reports whether r failed with a data race report. A race shows in
+// some runs only, and the race detector reports each race once per
+// process, so one run that passes says little.
+func Raced(r Result) bool {
+	for _, line := range r.Output {
+		if raceRE.MatchString(line) {
+			return true
+		}
+	}
+	return false
+}
+
 // reasons map output patterns of environmental failures to explanations.
 var reasons = []struct {
 	re     *regexp.Regexp
 	reason string
 }{
-	{regexp.MustCompile(`WARNING: DATA RACE|race detected during execution of test`), "data race in upstream code (fails under -race only)"},
+	{raceRE, "data race in upstream code (fails under -race only)"},
 	{regexp.MustCompile(`certificate has expired|x509: certificate`), "TLS test fixture expired (upstream's certificates expired in 2023)"},
 	{regexp.MustCompile(`(?i)"?consul"?: executable file not found|consul.*not found in \$PATH|failed to start consul`), "needs a consul binary, not installed"},
 	{regexp.MustCompile(`(?i)"?vault"?: executable file not found|vault.*not found|failed to start vault`), "needs a vault binary, not installed"},

@@ -77,3 +77,15 @@ func TestBaselineRoundTripAndSkipPattern(t *testing.T) {
 		t.Errorf("lookup failed")
 	}
 }
+
+func TestRaced(t *testing.T) {
+	for out, want := range map[string]bool{
+		"WARNING: DATA RACE": true,
+		"    testing.go:1712: race detected during execution of test": true,
+		"Error: Not equal": false,
+	} {
+		if got := Raced(Result{Output: []string{"=== RUN   TestX", out}}); got != want {
+			t.Errorf("Raced(%q) = %v, want %v", out, got, want)
+		}
+	}
+}

@@ -89,6 +89,42 @@ func TestJudgeClassifies(t *testing.T) {
 	}
 }
 
+// A failure that reported a data race is tried on upstream up to
+// UpstreamRaceRuns times: upstream's own races pass many runs.
+func TestJudgeTriesRacesMoreOnUpstream(t *testing.T) {
+	rep := report("p.TestRace=fail", "p.TestPlain=fail", "p.TestRaceReg=fail")
+	for _, n := range []string{"TestRace", "TestRaceReg"} {
+		rep.Tests[[2]string{"p", n}].Output = []string{"WARNING: DATA RACE", "    --- FAIL: " + n + "/sub", "        testing.go:1712: race detected during execution of test"}
+	}
+	fork := &fixed{plan: []map[string]string{{"TestRace": "fail", "TestPlain": "fail", "TestRaceReg": "fail"}}}
+	// Upstream: TestRace fails in its fifth run only; the others never.
+	var plan []map[string]string
+	for run := 0; run < 10; run++ {
+		m := map[string]string{"TestRace": "pass", "TestPlain": "pass", "TestRaceReg": "pass"}
+		if run == 4 {
+			m["TestRace"] = "fail"
+		}
+		plan = append(plan, m)
+	}
+	up := &fixed{plan: plan}
+	v, err := Judge(context.Background(), rep, Options{Fork: fork.rerun, Upstream: up.rerun, MaxRetries: 20, UpstreamRuns: 3, UpstreamRaceRuns: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(v.Upstream) != "TestRace" || names(v.Regressions) != "TestPlain,TestRaceReg" {
+		t.Errorf("upstream = %q, regressions = %q", names(v.Upstream), names(v.Regressions))
+	}
+	// TestPlain stops after UpstreamRuns, TestRaceReg goes on to
+	// UpstreamRaceRuns, TestRace stops when it fails.
+	var counts []int
+	for _, c := range up.calls {
+		counts = append(counts, len(c))
+	}
+	if got := fmt.Sprint(counts); got != "[3 3 3 2 2 1 1 1 1 1]" {
+		t.Errorf("tests per upstream run = %s (calls %v)", got, up.calls)
+	}
+}
+
 func TestJudgeWithoutRetryOrOverLimit(t *testing.T) {
 	rep := report("p.TestA=fail", "p.TestB=fail", "q=fail")
 	fork := &fixed{}
