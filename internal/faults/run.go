@@ -17,6 +17,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/flagargs"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )
 
@@ -105,28 +106,13 @@ func (o Options) Limit() time.Duration {
 }
 
 // Args renders the options as the flags Flags declares.
-func (o Options) Args() []string {
-	fs := flag.NewFlagSet("", flag.ContinueOnError)
-	c := o
-	c.Flags(fs)
-	var args []string
-	fs.VisitAll(func(f *flag.Flag) { args = append(args, "-"+f.Name+"="+f.Value.String()) })
-	return args
-}
+func (o Options) Args() []string { return flagargs.Render(o.Flags) }
 
 // ParseOptions parses the flags Args renders.
 func ParseOptions(args []string) (Options, error) {
 	o := DefaultOptions
-	fs := flag.NewFlagSet(RunArg, flag.ContinueOnError)
-	o.Flags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := flagargs.Parse(RunArg, args, o.Flags, "nomad", "dir"); err != nil {
 		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
-	}
-	if o.Nomad == "" || o.Dir == "" {
-		return o, errors.New("-nomad and -dir are required")
 	}
 	if _, err := LookupFault(o.Fault); err != nil {
 		return o, err
