@@ -12,7 +12,12 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 )
 
-// Known is one test that fails on unpatched upstream in the sandbox.
+// WholePackage is the test name of a baseline entry for a package whose
+// tests do not build on unpatched upstream: runs leave the package out.
+const WholePackage = "*"
+
+// Known is one test that fails on unpatched upstream in the sandbox, or a
+// package whose tests do not build there (Test is WholePackage).
 type Known struct {
 	Package string
 	Test    string
@@ -111,6 +116,25 @@ func (b *Baseline) ByPackage() map[string][]Known {
 		m[k.Package] = append(m[k.Package], k)
 	}
 	return m
+}
+
+// Unbuildable returns the entry of a package whose tests do not build on
+// unpatched upstream, if the baseline has one.
+func (b *Baseline) Unbuildable(pkg string) (Known, bool) {
+	return b.Lookup(pkg, WholePackage)
+}
+
+// BuildFailure is the entry for a package whose tests did not build in r.
+func BuildFailure(r Result) Known {
+	reason := "see the go command's output"
+	for i := len(r.Output) - 1; i >= 0; i-- {
+		s := strings.TrimSpace(r.Output[i])
+		if s != "" && !strings.HasPrefix(s, "FAIL") && !strings.HasPrefix(s, "#") {
+			reason = clip(s)
+			break
+		}
+	}
+	return Known{Package: r.Package, Test: WholePackage, Reason: "tests do not build on unpatched upstream: " + reason}
 }
 
 // Lookup returns the entry for a test, if any.

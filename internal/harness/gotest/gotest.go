@@ -18,6 +18,10 @@ type Event struct {
 	Test    string
 	Output  string
 	Elapsed float64
+	// ImportPath names the package a build-output event is about, and
+	// FailedBuild the one whose build failed a package's tests.
+	ImportPath  string
+	FailedBuild string
 }
 
 // Result is the outcome of one top-level test or of a package.
@@ -27,8 +31,11 @@ type Result struct {
 	Test string
 	// Action is pass, fail or skip.
 	Action string
-	// Output is everything the test (and its subtests) printed.
+	// Output is everything the test (and its subtests) printed; for a
+	// package whose tests did not build, the build's output first.
 	Output []string
+	// BuildFailed marks a package whose tests did not build.
+	BuildFailed bool
 }
 
 // Name returns package.Test, or the package alone.
@@ -45,11 +52,13 @@ type Report struct {
 	Tests map[[2]string]*Result
 	// Packages holds package outcomes.
 	Packages map[string]*Result
+	// build holds the build output per import path.
+	build map[string][]string
 }
 
 // NewReport returns an empty report.
 func NewReport() *Report {
-	return &Report{Tests: map[[2]string]*Result{}, Packages: map[string]*Result{}}
+	return &Report{Tests: map[[2]string]*Result{}, Packages: map[string]*Result{}, build: map[string][]string{}}
 }
 
 // Read adds the events read from r, copying the human-readable output to
@@ -73,6 +82,19 @@ func (rep *Report) Read(r io.Reader, echo io.Writer) error {
 }
 
 func (rep *Report) add(e Event, echo io.Writer) {
+	switch e.Action {
+	case "build-output":
+		if rep.build == nil {
+			rep.build = map[string][]string{}
+		}
+		rep.build[e.ImportPath] = append(rep.build[e.ImportPath], strings.TrimRight(e.Output, "\n"))
+		if echo != nil {
+			fmt.Fprint(echo, e.Output)
+		}
+		return
+	case "build-fail":
+		return
+	}
 	top, _, _ := strings.Cut(e.Test, "/")
 	var r *Result
 	if e.Test == "" {
@@ -95,6 +117,10 @@ func (rep *Report) add(e Event, echo io.Writer) {
 	case "pass", "fail", "skip":
 		if e.Test == top { // a subtest's outcome does not decide its parent's
 			r.Action = e.Action
+		}
+		if e.FailedBuild != "" {
+			r.BuildFailed = true
+			r.Output = append(append([]string(nil), rep.build[e.FailedBuild]...), r.Output...)
 		}
 		if echo != nil && e.Test == "" {
 			fmt.Fprintf(echo, "%-4s %s (%.1fs)\n", e.Action, e.Package, e.Elapsed)

@@ -89,3 +89,51 @@ func TestRaced(t *testing.T) {
 		}
 	}
 }
+
+// A package whose tests do not build: go test -json reports the build's
+// output by import path and the package's failure with FailedBuild.
+func TestReportBuildFailure(t *testing.T) {
+	const stream = `{"ImportPath":"p [p.test]","Action":"build-output","Output":"# p\n"}
+{"ImportPath":"p [p.test]","Action":"build-output","Output":"package p\n"}
+{"ImportPath":"p [p.test]","Action":"build-output","Output":"\timports q from x.go: import cycle not allowed in test\n"}
+{"ImportPath":"p [p.test]","Action":"build-fail"}
+{"Action":"start","Package":"p"}
+{"Action":"output","Package":"p","Output":"FAIL\tp [setup failed]\n"}
+{"Action":"fail","Package":"p","Elapsed":0,"FailedBuild":"p [p.test]"}
+{"Action":"fail","Package":"r","Elapsed":1}
+`
+	rep := NewReport()
+	var echo strings.Builder
+	if err := rep.Read(strings.NewReader(stream), &echo); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(echo.String(), "import cycle not allowed") {
+		t.Errorf("echo lacks the build output:\n%s", echo.String())
+	}
+	failed := rep.FailedPackages()
+	if len(failed) != 2 || failed[0].Package != "p" || !failed[0].BuildFailed || failed[1].BuildFailed {
+		t.Fatalf("failed packages = %+v", failed)
+	}
+	if _, ok := rep.Packages[""]; ok {
+		t.Error("build events made a package without a name")
+	}
+	k := BuildFailure(failed[0])
+	if k.Test != WholePackage || k.Reason != "tests do not build on unpatched upstream: imports q from x.go: import cycle not allowed in test" {
+		t.Errorf("BuildFailure = %+v", k)
+	}
+	b := &Baseline{Tests: []Known{k, {Package: "p2", Test: "TestX", Reason: "r"}}}
+	file := t.TempDir() + "/b.tsv"
+	if err := b.Write(file); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadBaseline(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := back.Unbuildable("p"); !ok || got != k {
+		t.Errorf("Unbuildable(p) = %+v, %v", got, ok)
+	}
+	if _, ok := back.Unbuildable("p2"); ok {
+		t.Error("p2 is unbuildable")
+	}
+}

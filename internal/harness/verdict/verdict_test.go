@@ -207,6 +207,31 @@ func TestCollectUnionSkipsKnown(t *testing.T) {
 	}
 }
 
+// A package whose tests do not build on upstream becomes a whole-package
+// entry, which the next run gets as known.
+func TestCollectRecordsBuildFailure(t *testing.T) {
+	var knownPerRun []string
+	tests, _, _, err := Collect(context.Background(), 2, nil, func(_ context.Context, known *gotest.Baseline, rep *gotest.Report) error {
+		_, ok := known.Unbuildable("p")
+		knownPerRun = append(knownPerRun, fmt.Sprint(ok))
+		*rep = *report("q.TestA=pass")
+		if !ok {
+			rep.Packages["p"] = &gotest.Result{Package: "p", Action: "fail", BuildFailed: true,
+				Output: []string{"# p", "x.go:1: import cycle not allowed in test", "FAIL\tp [setup failed]"}}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(knownPerRun, ","); got != "false,true" {
+		t.Errorf("p known as unbuildable per run: %s", got)
+	}
+	if len(tests) != 1 || tests[0].Test != gotest.WholePackage || !strings.Contains(tests[0].Reason, "import cycle") {
+		t.Errorf("tests = %+v", tests)
+	}
+}
+
 func TestCollectRefusesPackageFailure(t *testing.T) {
 	_, _, _, err := Collect(context.Background(), 1, nil, func(_ context.Context, _ *gotest.Baseline, rep *gotest.Report) error {
 		*rep = *report("p=fail")
