@@ -42,11 +42,12 @@ test-tool:
 	go vet ./...
 	go test -race -count=1 -timeout 30m ./...
 
-# `make test-sim`: sim/'s tests in the sandbox, with bin/ (the fork's nomad,
-# which upstream's helper/subproc needs) first on PATH.
-test-sim: build
-	cd sim && go mod download
-	cd sim && PATH=$(CURDIR)/bin:$$PATH ../$(NOMADFORK) sandbox -- go test -race ./...
+# `make test-sim`: sim/'s tests with -race in the sandbox, built against the
+# line's work tree (another line's through a go.mod generated in
+# out/sim/<line>/, -tags nomad_v1_6 from v1.6.0 on), with that tree's nomad
+# (which upstream's helper/subproc needs) first on PATH.
+test-sim: apply
+	$(NOMADFORK) test -client=false $(L)
 
 # `make test`: the tool's own tests, the series check on every line (every prefix and
 # every patch on its declared dependencies), each PR's export applied to a
