@@ -5,7 +5,8 @@ NOMADFORK := bin/nomadfork
 LINE ?= $(shell cat patches/default-line)
 L := -line $(LINE)
 # Newer upstream versions `make test` reports the default line against
-# (other lines: targets.json's versions newer than theirs).
+# (other lines: targets.json's versions newer than theirs; every line:
+# make status-readme).
 STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
 STATUS_FLAGS = $(if $(filter $(LINE),$(shell cat patches/default-line)),-against $(STATUS_AGAINST))
 # The reverse dependencies' baseline of the line (make test-full).
@@ -13,7 +14,7 @@ REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim bench faults clean
+.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim status-readme bench faults clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -37,6 +38,12 @@ check: tool
 # prefix and every patch on its dependencies) on every maintained line.
 check-lines: tool
 	@for l in $(LINES); do echo "$(NOMADFORK) check -line $$l"; $(NOMADFORK) check -line $$l || exit 1; done
+
+# `make status-readme`: every line's series against the newer versions
+# targets.json names, written into README.md between its status-per-line
+# markers (read-only otherwise; fetches upstream).
+status-readme: tool
+	$(NOMADFORK) status -all-lines -readme
 
 test-tool:
 	go vet ./...

@@ -142,16 +142,13 @@ func For(ctx context.Context, dir, tree, modPath, version, scratch string, log i
 	return m, nil
 }
 
+// parse reads a go.mod strictly: replace directives included.
 func parse(file string) (*modfile.File, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
 	}
-	f, err := modfile.Parse(file, data, nil)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
+	return modfile.Parse(file, data, nil)
 }
 
 // retarget points every directory replacement of modPath and of the
