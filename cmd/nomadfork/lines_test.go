@@ -272,9 +272,20 @@ func TestStatusAllLinesWritesTheReadme(t *testing.T) {
 
 	r = p.mustFail("status", "-all-lines", "-line", "v1.1.0")
 	containsAll(t, "-all-lines -line", r.stderr, "no -against or -line")
-	r = p.mustFail("status", "-readme")
-	containsAll(t, "-readme alone", r.stderr, "-markdown and -readme go with -all-lines")
+	r2 := p.mustFail("status", "-readme")
+	containsAll(t, "-readme alone", r2.stderr, "-markdown and -readme go with -all-lines")
+	if r.code != 2 || r2.code != 2 {
+		t.Errorf("usage errors: exit %d and %d, want 2", r.code, r2.code)
+	}
 	p.write("README.md", "# no markers\n")
 	r = p.mustFail("status", "-all-lines", "-readme")
 	containsAll(t, "no markers", r.stderr, "the markers must each appear once")
+}
+
+func TestTestRunsAtLeastOneSuite(t *testing.T) {
+	p := newProject(t)
+	r := p.mustFail("test", "-client=false", "-sim=false")
+	if r.code != 2 || !strings.Contains(r.stderr, "-client=false -sim=false runs nothing") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
 }
