@@ -14,7 +14,7 @@ REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim status-readme bench faults clean
+.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim test-sim-lines status-readme bench faults clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -56,6 +56,14 @@ test-tool:
 test-sim: apply
 	$(NOMADFORK) test -client=false $(L)
 
+# `make test-sim-lines`: sim/'s tests on every maintained line (each line's
+# work tree applied first). Part of `make test-full`.
+test-sim-lines: tool
+	@for l in $(LINES); do \
+		echo "$(NOMADFORK) apply -line $$l && $(NOMADFORK) test -client=false -line $$l"; \
+		$(NOMADFORK) apply -line $$l && $(NOMADFORK) test -client=false -line $$l || exit 1; \
+	done
+
 # `make test`: the tool's own tests, the series check on every line (every prefix and
 # every patch on its declared dependencies), each PR's export applied to a
 # fresh upstream tree and built, upstream's client tests of the patched tree
@@ -75,14 +83,15 @@ test: deps test-tool apply check-lines
 	$(NOMADFORK) bench -quick -topology multi -versions fork $(L)
 	$(NOMADFORK) faults -smoke $(L)
 
-# `make test-full`: `make test`, then the tests of the reverse dependencies
+# `make test-full`: `make test`, sim/'s tests on every line, then the tests
+# of the reverse dependencies
 # (packages outside ./client/... whose tests import what the series
 # changes: nomad/, command/agent/..., drivers/...) in the sandbox against
 # baseline/revdeps-<version>.tsv. Too slow for every CI run (the server
 # package alone runs for tens of minutes on two cores). Without that file
 # (`nomadfork baseline -revdeps` makes it, in hours) it says so and tries
 # every failure on unpatched upstream instead: only UPSTREAM failures pass.
-test-full: test
+test-full: test test-sim-lines
 	@if [ -f $(REVDEPS_BASELINE) ]; then \
 		echo "$(NOMADFORK) revdeps -run $(L)"; $(NOMADFORK) revdeps -run $(L); \
 	else \
