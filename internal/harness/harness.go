@@ -109,9 +109,10 @@ type TestOptions struct {
 	Retry bool
 }
 
-// Test runs ClientPackages of the work tree (and, with race, the packages
-// the series touches once more with -race, and sim's tests), judges the
-// failures and fails on any regression.
+// Test runs the suites t selects — ClientPackages of the work tree (with
+// Race the packages the series touches once more with -race) and sim's
+// tests built against the work tree — judges the failures and fails on any
+// regression.
 func Test(ctx context.Context, o Options, t TestOptions) error {
 	var known *gotest.Baseline
 	if t.Client {
