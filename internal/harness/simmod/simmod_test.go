@@ -16,20 +16,6 @@ import (
 
 const modPath = "example.com/up"
 
-// writeFiles writes files (slash-separated paths under root).
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, content := range files {
-		path := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // goIn runs the go command in dir with m's GOFLAGS and returns its output.
 func goIn(t *testing.T, dir string, m Module, args ...string) (string, error) {
 	t.Helper()
@@ -66,14 +52,14 @@ func project(t *testing.T) (root string) {
 		for name, content := range extra {
 			files[dir+"/"+name] = content
 		}
-		writeFiles(t, root, files)
+		fixture.WriteFiles(t, root, files)
 	}
 	tree("nomad", nil, "module example.com/up\n\ngo 1.20\n\nrequire example.com/up/api v0.0.0\n\nreplace example.com/up/api => ./api\n")
 	tree("lines/v1.6.0/nomad", map[string]string{
 		"lib/new.go": "package lib\n\nimport \"example.com/dep\"\n\nfunc New() bool { return dep.Fixed() }\n",
 	}, "module example.com/up\n\ngo 1.20\n\nrequire (\n\texample.com/up/api v0.0.0\n\texample.com/dep v1.0.0\n)\n\n"+
 		"replace example.com/up/api => ./api\n\nreplace example.com/dep => example.com/dep v1.0.1\n")
-	writeFiles(t, root, map[string]string{
+	fixture.WriteFiles(t, root, map[string]string{
 		"sim/go.mod": "module example.com/sim\n\ngo 1.20\n\nreplace (\n\texample.com/up => ../nomad\n\texample.com/up/api => ../nomad/api\n)\n\n" +
 			"require (\n\texample.com/up v0.0.0-00010101000000-000000000000\n\texample.com/up/api v0.0.0\n)\n",
 		"sim/go.sum":        "",
@@ -171,7 +157,7 @@ func TestForOtherLineGeneratesGoMod(t *testing.T) {
 func TestForRefusesSimWithoutReplace(t *testing.T) {
 	root := project(t)
 	sim := filepath.Join(root, "sim")
-	writeFiles(t, root, map[string]string{"sim/go.mod": "module example.com/sim\n\ngo 1.20\n\nrequire example.com/up v1.0.0\n"})
+	fixture.WriteFiles(t, root, map[string]string{"sim/go.mod": "module example.com/sim\n\ngo 1.20\n\nrequire example.com/up v1.0.0\n"})
 	_, err := For(context.Background(), sim, filepath.Join(root, "nomad"), modPath, "v1.5.3", filepath.Join(root, "out", "sim"), os.Stderr)
 	if err == nil || !strings.Contains(err.Error(), "no replace directive points example.com/up at a directory") {
 		t.Errorf("For = %v, want the missing replace named", err)
