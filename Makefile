@@ -5,7 +5,8 @@ NOMADFORK := bin/nomadfork
 LINE ?= $(shell cat patches/default-line)
 L := -line $(LINE)
 # Newer upstream versions `make test` reports the default line against
-# (other lines: targets.json's versions newer than theirs).
+# (other lines: targets.json's versions newer than theirs; every line:
+# make status-readme).
 STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
 STATUS_FLAGS = $(if $(filter $(LINE),$(shell cat patches/default-line)),-against $(STATUS_AGAINST))
 # The reverse dependencies' baseline of the line (make test-full).
@@ -13,7 +14,7 @@ REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim bench faults clean
+.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim test-sim-lines status-readme bench faults clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -38,15 +39,30 @@ check: tool
 check-lines: tool
 	@for l in $(LINES); do echo "$(NOMADFORK) check -line $$l"; $(NOMADFORK) check -line $$l || exit 1; done
 
+# `make status-readme`: every line's series against the newer versions
+# targets.json names, written into README.md between its status-per-line
+# markers (read-only otherwise; fetches upstream).
+status-readme: tool
+	$(NOMADFORK) status -all-lines -readme
+
 test-tool:
 	go vet ./...
 	go test -race -count=1 -timeout 30m ./...
 
-# `make test-sim`: sim/'s tests in the sandbox, with bin/ (the fork's nomad,
-# which upstream's helper/subproc needs) first on PATH.
-test-sim: build
-	cd sim && go mod download
-	cd sim && PATH=$(CURDIR)/bin:$$PATH ../$(NOMADFORK) sandbox -- go test -race ./...
+# `make test-sim`: sim/'s tests with -race in the sandbox, built against the
+# line's work tree (another line's through a go.mod generated in
+# out/sim/<line>/, -tags nomad_v1_6 from v1.6.0 on), with that tree's nomad
+# (which upstream's helper/subproc needs) first on PATH.
+test-sim: apply
+	$(NOMADFORK) test -client=false $(L)
+
+# `make test-sim-lines`: sim/'s tests on every maintained line (each line's
+# work tree applied first). Part of `make test-full`.
+test-sim-lines: tool
+	@for l in $(LINES); do \
+		echo "$(NOMADFORK) apply -line $$l && $(NOMADFORK) test -client=false -line $$l"; \
+		$(NOMADFORK) apply -line $$l && $(NOMADFORK) test -client=false -line $$l || exit 1; \
+	done
 
 # `make test`: the tool's own tests, the series check on every line (every prefix and
 # every patch on its declared dependencies), each PR's export applied to a
@@ -67,14 +83,15 @@ test: deps test-tool apply check-lines
 	$(NOMADFORK) bench -quick -topology multi -versions fork $(L)
 	$(NOMADFORK) faults -smoke $(L)
 
-# `make test-full`: `make test`, then the tests of the reverse dependencies
+# `make test-full`: `make test`, sim/'s tests on every line, then the tests
+# of the reverse dependencies
 # (packages outside ./client/... whose tests import what the series
 # changes: nomad/, command/agent/..., drivers/...) in the sandbox against
 # baseline/revdeps-<version>.tsv. Too slow for every CI run (the server
 # package alone runs for tens of minutes on two cores). Without that file
 # (`nomadfork baseline -revdeps` makes it, in hours) it says so and tries
 # every failure on unpatched upstream instead: only UPSTREAM failures pass.
-test-full: test
+test-full: test test-sim-lines
 	@if [ -f $(REVDEPS_BASELINE) ]; then \
 		echo "$(NOMADFORK) revdeps -run $(L)"; $(NOMADFORK) revdeps -run $(L); \
 	else \

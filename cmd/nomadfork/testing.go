@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
@@ -9,9 +10,12 @@ import (
 )
 
 const (
-	helpTest = `Runs upstream's client tests of nomad/ (and sim/'s) in the sandbox, skipping
-the baselines' failures of unpatched upstream; a failure counts only if it
-persists on retry and passes on unpatched upstream.`
+	helpTest = `Runs upstream's client tests of the line's work tree (and sim/'s, built
+against that tree) in the sandbox, skipping the baselines' failures of
+unpatched upstream; a failure counts only if it persists on retry and
+passes on unpatched upstream. Each failed or flaky test's full output is
+written to out/test/<suite>/<package>.<Test>.log (suites: client,
+client-race, sim). -client=false runs sim/'s tests alone (make test-sim).`
 	helpBaseline = `Runs the suites of nomadfork test on unpatched upstream and writes the
 baselines: the union of the failures of -runs runs (-revdeps: of revdeps -run).`
 	helpContract = `Runs upstream's unchanged tests of the packages whose _test.go files the
@@ -30,7 +34,9 @@ func (e *env) harnessOptions(p *pin.Pin, scratch string, verbose bool) harness.O
 		Revdeps: filepath.Join(e.baseline, "revdeps-"+p.Version()+".tsv"),
 		Series:  e.patches,
 		Module:  p.Module.Path,
+		Version: p.Version(),
 		Sim:     e.sim,
+		SimMod:  filepath.Join(e.out, "sim", p.Version()),
 		Verbose: verbose,
 		Log:     e.stdout,
 	}
@@ -50,22 +56,23 @@ func (e *env) harnessOn(ctx context.Context, scratch string, verbose bool) (harn
 }
 
 func runTest(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "test", "[-v] [-race=false] [-retry=false] [-sim=false]", helpTest)
+	fs := newFlags(e, "test", "[-v] [-race=false] [-retry=false] [-client=false | -sim=false]", helpTest)
 	verbose := fs.Bool("v", false, "print every test's output, not only failures")
+	client := fs.Bool("client", true, "run upstream's client tests (false: only sim/'s)")
 	race := fs.Bool("race", true, "also run the packages the series touches with -race, against the race baseline")
 	retry := fs.Bool("retry", true, "run each failed test once more, then on unpatched upstream")
-	sim := fs.Bool("sim", true, "also run the tests of the sim/ module")
+	sim := fs.Bool("sim", true, "also run the tests of the sim/ module, built against the line's work tree")
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
+	}
+	if !*client && !*sim {
+		return usageError{errors.New("-client=false -sim=false runs nothing")}
 	}
 	o, err := e.harnessOn(ctx, "test", *verbose)
 	if err != nil {
 		return err
 	}
-	if !*sim {
-		o.Sim = ""
-	}
-	return harness.Test(ctx, o, *race, *retry)
+	return harness.Test(ctx, o, harness.TestOptions{Client: *client, Race: *race, Sim: *sim, Retry: *retry})
 }
 
 func runBaseline(ctx context.Context, e *env, args []string) error {

@@ -84,14 +84,14 @@ func Contract(ctx context.Context, o Options, retry, keep bool) error {
 	// baseline's, with the patch as the reason.
 	skip := &gotest.Baseline{Header: []string{"contract: the client baseline plus the tests Changes-Test trailers name"}}
 	skip.Tests = append(append(skip.Tests, known.Tests...), changed...)
-	r := suiteRun{name: "contract: upstream's unchanged tests on the patched code", suite: s, rep: gotest.NewReport(), upstream: true}
+	r := suiteRun{name: "contract: upstream's unchanged tests on the patched code", logs: "tests", suite: s, rep: gotest.NewReport(), upstream: true}
 	what := fmt.Sprintf("go test of %d packages with upstream's unchanged tests (sandboxed, skipping %d baseline failures and %d Changes-Test tests)", len(pkgs), len(known.Tests), len(changed))
 	if err := progress.Step(o.Log, what, func() error { return s.RunWithBaseline(ctx, pkgs, nil, skip, r.rep) }); err != nil {
 		return err
 	}
 	up := &upstreamTree{o: o}
 	defer up.close()
-	err = summarize(ctx, o.Log, "contract", []suiteRun{r}, []*gotest.Baseline{skip}, retry, up)
+	err = summarize(ctx, o.Log, "contract", o.Scratch, []suiteRun{r}, []*gotest.Baseline{skip}, retry, up)
 	return errors.Join(append(broken, err)...)
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/gotest"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/simmod"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/suite"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/verdict"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
@@ -39,8 +40,12 @@ type Options struct {
 	Plain, Race, Revdeps string
 	// Series is the patches directory; Module is upstream's module path.
 	Series, Module string
-	// Sim is the directory of the sim module; empty for none.
-	Sim string
+	// Version is the line's upstream version (the sim module's build tags).
+	Version string
+	// Sim is the directory of the sim module; empty for none. SimMod is
+	// where its go.mod for a line other than the one sim/go.mod names is
+	// generated (see package simmod).
+	Sim, SimMod string
 	// Verbose copies every test's output to Log.
 	Verbose bool
 	Log     io.Writer
@@ -83,80 +88,131 @@ func racePackages(ctx context.Context, t *worktree.Tree, s *suite.Suite) ([]stri
 
 // suiteRun is one suite's go test run and how to judge it.
 type suiteRun struct {
-	name     string
+	name string
+	// logs names the directory, in the scratch directory, of its failed
+	// tests' full output.
+	logs     string
 	suite    *suite.Suite
 	flags    []string
 	rep      *gotest.Report
 	upstream bool // upstream's tests: failures are tried on upstream too
 }
 
-// Test runs ClientPackages of the work tree (and, with race, the packages
-// the series touches once more with -race, and sim's tests), judges the
-// failures and fails on any regression.
-func Test(ctx context.Context, o Options, race, retry bool) error {
-	known, err := gotest.ReadBaseline(o.Plain)
-	if err != nil {
-		return err
+// TestOptions select the suites Test runs.
+type TestOptions struct {
+	// Client runs ClientPackages; Race, with it, the packages the series
+	// touches once more with -race.
+	Client, Race bool
+	// Sim runs the sim module's tests (if Options.Sim names one).
+	Sim bool
+	// Retry runs each failed test once more, then on unpatched upstream.
+	Retry bool
+}
+
+// Test runs the suites t selects — ClientPackages of the work tree (with
+// Race the packages the series touches once more with -race) and sim's
+// tests built against the work tree — judges the failures and fails on any
+// regression.
+func Test(ctx context.Context, o Options, t TestOptions) error {
+	var known *gotest.Baseline
+	if t.Client {
+		var err error
+		if known, err = gotest.ReadBaseline(o.Plain); err != nil {
+			return err
+		}
 	}
 	binDir := filepath.Join(o.Scratch, "bin")
 	s, err := Prepare(ctx, o.Tree.Dir, binDir, "test", o.Verbose, o.Log)
 	if err != nil {
 		return err
 	}
-	pkgs, err := s.List(ctx, ClientPackages)
-	if err != nil {
-		return err
-	}
-	var racePkgs []string
-	if race {
-		if racePkgs, err = racePackages(ctx, o.Tree, s); err != nil {
+	var runs []suiteRun
+	var baselines []*gotest.Baseline
+	if t.Client {
+		if runs, baselines, err = clientRuns(ctx, o, s, known, t.Race); err != nil {
 			return err
 		}
 	}
-	// Every package runs without -race in the groups the baseline ran
-	// them in; the packages the series touches run once more with -race.
-	runs := []suiteRun{{name: "go test " + ClientPackages, suite: s, rep: gotest.NewReport(), upstream: true}}
-	baselines := []*gotest.Baseline{known}
-	for _, group := range [][]string{verdict.Subtract(pkgs, racePkgs), racePkgs} {
-		if len(group) > 0 {
-			what := fmt.Sprintf("go test of %d packages of %s (sandboxed, skipping %d baseline failures)", len(group), ClientPackages, len(known.Tests))
-			if err := progress.Step(o.Log, what, func() error { return s.RunWithBaseline(ctx, group, nil, known, runs[0].rep) }); err != nil {
-				return err
-			}
-		}
-	}
-	if len(racePkgs) > 0 {
-		raceKnown, err := gotest.ReadBaseline(o.Race)
+	if _, err := os.Stat(filepath.Join(o.Sim, "go.mod")); t.Sim && o.Sim != "" && err == nil {
+		r, err := simRun(ctx, o, binDir)
 		if err != nil {
-			return err
-		}
-		if missing := raceKnown.Missing(racePkgs); len(missing) > 0 {
-			return fmt.Errorf("the series touches %s, which the race baseline %s does not cover; run `nomadfork baseline -race-only` to refresh it",
-				strings.Join(missing, ", "), o.Race)
-		}
-		r := suiteRun{name: "go test -race (touched packages)", suite: s, flags: []string{"-race"}, rep: gotest.NewReport(), upstream: true}
-		what := fmt.Sprintf("go test -race: the %d packages the series touches (skipping %d race-baseline failures)", len(racePkgs), len(raceKnown.Tests))
-		if err := progress.Step(o.Log, what, func() error { return s.RunWithBaseline(ctx, racePkgs, r.flags, raceKnown, r.rep) }); err != nil {
-			return err
-		}
-		runs, baselines = append(runs, r), append(baselines, raceKnown)
-	}
-	if _, err := os.Stat(filepath.Join(o.Sim, "go.mod")); o.Sim != "" && err == nil {
-		ss := &suite.Suite{Dir: o.Sim, BinDir: binDir, Log: o.Log, Verbose: o.Verbose}
-		r := suiteRun{name: "go test -race sim/...", suite: ss, flags: []string{"-race"}, rep: gotest.NewReport()}
-		if err := progress.Step(o.Log, "go test -race ./... in sim/ (external AllocRunner consumer)", func() error {
-			if err := ss.Download(ctx); err != nil {
-				return err
-			}
-			return ss.Run(ctx, suite.Invocation{Packages: []string{"./..."}, Flags: r.flags}, r.rep)
-		}); err != nil {
 			return err
 		}
 		runs = append(runs, r)
 	}
 	up := &upstreamTree{o: o}
 	defer up.close()
-	return summarize(ctx, o.Log, "test", runs, baselines, retry, up)
+	return summarize(ctx, o.Log, "test", o.Scratch, runs, baselines, t.Retry, up)
+}
+
+// clientRuns runs ClientPackages and, with race, the packages the series
+// touches with -race.
+func clientRuns(ctx context.Context, o Options, s *suite.Suite, known *gotest.Baseline, race bool) ([]suiteRun, []*gotest.Baseline, error) {
+	pkgs, err := s.List(ctx, ClientPackages)
+	if err != nil {
+		return nil, nil, err
+	}
+	var racePkgs []string
+	if race {
+		if racePkgs, err = racePackages(ctx, o.Tree, s); err != nil {
+			return nil, nil, err
+		}
+	}
+	// Every package runs without -race in the groups the baseline ran
+	// them in; the packages the series touches run once more with -race.
+	runs := []suiteRun{{name: "go test " + ClientPackages, logs: "client", suite: s, rep: gotest.NewReport(), upstream: true}}
+	baselines := []*gotest.Baseline{known}
+	for _, group := range [][]string{verdict.Subtract(pkgs, racePkgs), racePkgs} {
+		if len(group) > 0 {
+			what := fmt.Sprintf("go test of %d packages of %s (sandboxed, skipping %d baseline failures)", len(group), ClientPackages, len(known.Tests))
+			if err := progress.Step(o.Log, what, func() error { return s.RunWithBaseline(ctx, group, nil, known, runs[0].rep) }); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if len(racePkgs) == 0 {
+		return runs, baselines, nil
+	}
+	raceKnown, err := gotest.ReadBaseline(o.Race)
+	if err != nil {
+		return nil, nil, err
+	}
+	if missing := raceKnown.Missing(racePkgs); len(missing) > 0 {
+		return nil, nil, fmt.Errorf("the series touches %s, which the race baseline %s does not cover; run `nomadfork baseline -race-only` to refresh it",
+			strings.Join(missing, ", "), o.Race)
+	}
+	r := suiteRun{name: "go test -race (touched packages)", logs: "client-race", suite: s, flags: []string{"-race"}, rep: gotest.NewReport(), upstream: true}
+	what := fmt.Sprintf("go test -race: the %d packages the series touches (skipping %d race-baseline failures)", len(racePkgs), len(raceKnown.Tests))
+	if err := progress.Step(o.Log, what, func() error { return s.RunWithBaseline(ctx, racePkgs, r.flags, raceKnown, r.rep) }); err != nil {
+		return nil, nil, err
+	}
+	return append(runs, r), append(baselines, raceKnown), nil
+}
+
+// simRun runs the sim module's tests with -race against the work tree
+// (see package simmod), with the tree's nomad in binDir first on PATH.
+func simRun(ctx context.Context, o Options, binDir string) (suiteRun, error) {
+	m, err := simmod.For(ctx, o.Sim, o.Tree.Dir, o.Module, o.Version, o.SimMod, o.Log)
+	if err != nil {
+		return suiteRun{}, err
+	}
+	ss := &suite.Suite{Dir: o.Sim, BinDir: binDir, Log: o.Log, Verbose: o.Verbose, GoFlags: m.GoFlags()}
+	r := suiteRun{name: "go test -race sim/...", logs: "sim", suite: ss, flags: []string{"-race"}, rep: gotest.NewReport()}
+	against := "its go.mod"
+	if m.ModFile != "" {
+		against = m.ModFile
+	}
+	what := fmt.Sprintf("go test -race ./... in sim/ (external AllocRunner consumer) against %s, with %s", o.Tree.Dir, against)
+	if len(m.Tags) > 0 {
+		what += ", -tags " + strings.Join(m.Tags, ",")
+	}
+	err = progress.Step(o.Log, what, func() error {
+		if err := ss.Download(ctx); err != nil {
+			return err
+		}
+		return ss.Run(ctx, suite.Invocation{Packages: []string{"./..."}, Flags: r.flags}, r.rep)
+	})
+	return r, err
 }
 
 // upstreamTree is unpatched upstream in a scratch tree, prepared the first
@@ -192,8 +248,9 @@ func (u *upstreamTree) close() {
 }
 
 // summarize prints every run's verdict and fails on any regression; verb
-// names the command in the final line.
-func summarize(ctx context.Context, w io.Writer, verb string, runs []suiteRun, baselines []*gotest.Baseline, retry bool, up *upstreamTree) error {
+// names the command in the final line. The failed tests' full output goes
+// to scratch/<run's logs>/.
+func summarize(ctx context.Context, w io.Writer, verb, scratch string, runs []suiteRun, baselines []*gotest.Baseline, retry bool, up *upstreamTree) error {
 	fmt.Fprintln(w, "\n==> summary")
 	failures := 0
 	for _, r := range runs {
@@ -207,6 +264,9 @@ func summarize(ctx context.Context, w io.Writer, verb string, runs []suiteRun, b
 		}
 		v, err := verdict.Judge(ctx, r.rep, opts)
 		if err != nil {
+			return err
+		}
+		if err := v.WriteLogs(filepath.Join(scratch, r.logs)); err != nil {
 			return err
 		}
 		v.Print(w, r.name, len(r.rep.Packages))

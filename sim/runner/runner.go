@@ -17,6 +17,7 @@ import (
 	arstate "github.com/hashicorp/nomad/client/allocrunner/state"
 	"github.com/hashicorp/nomad/client/config"
 	cinterfaces "github.com/hashicorp/nomad/client/interfaces"
+	"github.com/hashicorp/nomad/client/pluginmanager/drivermanager"
 	cstate "github.com/hashicorp/nomad/client/state"
 	cstructs "github.com/hashicorp/nomad/client/structs"
 	"github.com/hashicorp/nomad/nomad/structs"
@@ -373,12 +374,12 @@ func (ar *AllocRunner) RestartRunning(taskEvent *structs.TaskEvent) error { retu
 func (ar *AllocRunner) RestartAll(taskEvent *structs.TaskEvent) error { return nil }
 
 // GetTaskEventHandler returns nil: simulated tasks receive no driver events.
-func (ar *AllocRunner) GetTaskEventHandler(taskName string) cinterfaces.TaskEventHandler {
+func (ar *AllocRunner) GetTaskEventHandler(taskName string) drivermanager.EventHandler {
 	return nil
 }
 
 // GetTaskExecHandler returns nil: simulated tasks cannot be exec'd into.
-func (ar *AllocRunner) GetTaskExecHandler(taskName string) cinterfaces.TaskExecHandler {
+func (ar *AllocRunner) GetTaskExecHandler(taskName string) drivermanager.TaskExecHandler {
 	return nil
 }
 

@@ -29,6 +29,9 @@ type Suite struct {
 	Log io.Writer
 	// Verbose copies every test's output to Log, not only failures.
 	Verbose bool
+	// GoFlags are added to GOFLAGS of every go command, the tests' own
+	// included (such as -modfile and -tags for the sim module on a line).
+	GoFlags []string
 }
 
 // Invocation is one `go test` command.
@@ -47,7 +50,7 @@ type Invocation struct {
 func (s *Suite) Download(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, "go", "mod", "download")
 	cmd.Dir = s.Dir
-	cmd.Env = build.GoEnv()
+	cmd.Env = build.GoEnvFlags(s.GoFlags)
 	cmd.Stdout, cmd.Stderr = s.Log, s.Log
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("downloading test modules of %s: %w", s.Dir, err)
@@ -60,7 +63,7 @@ func (s *Suite) List(ctx context.Context, patterns ...string) ([]string, error) 
 	args := append([]string{"list", "-e", "-f", "{{.ImportPath}}"}, patterns...)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = s.Dir
-	cmd.Env = build.GoEnv()
+	cmd.Env = build.GoEnvFlags(s.GoFlags)
 	cmd.Stderr = s.Log
 	out, err := cmd.Output()
 	if err != nil {
@@ -89,7 +92,7 @@ func (s *Suite) Run(ctx context.Context, inv Invocation, rep *gotest.Report) err
 		return err
 	}
 	cmd.Dir = s.Dir
-	cmd.Env = build.GoEnv("PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"))
+	cmd.Env = build.GoEnvFlags(s.GoFlags, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	cmd.Stdout = nil
 	cmd.Stderr = s.Log
 	stdout, err := cmd.StdoutPipe()

@@ -8,6 +8,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -59,6 +61,9 @@ type Verdict struct {
 	Regressions []gotest.Result
 	// Packages failed without a failing test (build failure, panic).
 	Packages []gotest.Result
+	// Logs maps a failed test or package (Result.Name) to the file
+	// WriteLogs wrote its full output to.
+	Logs map[string]string
 }
 
 // Failures counts what makes the run fail.
@@ -147,18 +152,53 @@ func (v *Verdict) Print(w io.Writer, name string, packages int) {
 	}
 	for _, f := range v.Flaky {
 		fmt.Fprintf(w, "    FLAKY %s: failed, then passed on retry\n", f.Name())
+		v.printLog(w, f)
 	}
 	for _, f := range v.Upstream {
 		fmt.Fprintf(w, "    UPSTREAM %s: fails on unpatched upstream too, run alone; not a regression\n", f.Name())
+		v.printLog(w, f)
 	}
 	for _, f := range v.Regressions {
 		fmt.Fprintf(w, "    FAIL %s (regression: passes on upstream, fails on the fork)\n", f.Name())
 		printTail(w, f.Output)
+		v.printLog(w, f)
 	}
 	for _, f := range v.Packages {
 		fmt.Fprintf(w, "    FAIL package %s\n", f.Package)
 		printTail(w, f.Output)
+		v.printLog(w, f)
 	}
+}
+
+func (v *Verdict) printLog(w io.Writer, r gotest.Result) {
+	if file, ok := v.Logs[r.Name()]; ok {
+		fmt.Fprintf(w, "        full output: %s\n", file)
+	}
+}
+
+// WriteLogs writes the whole output of every failed test and package of
+// the verdict (the first failing run's) to dir, a file each named
+// <package>.<Test>.log (the package's slashes as _), after removing dir's
+// logs of an earlier run; Print names the files.
+func (v *Verdict) WriteLogs(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("removing earlier test logs: %w", err)
+	}
+	v.Logs = map[string]string{}
+	for _, group := range [][]gotest.Result{v.Flaky, v.Upstream, v.Regressions, v.Packages} {
+		for _, r := range group {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+			file := filepath.Join(dir, strings.ReplaceAll(r.Name(), "/", "_")+".log")
+			data := strings.Join(r.Output, "\n") + "\n"
+			if err := os.WriteFile(file, []byte(data), 0o644); err != nil {
+				return fmt.Errorf("writing the output of %s: %w", r.Name(), err)
+			}
+			v.Logs[r.Name()] = file
+		}
+	}
+	return nil
 }
 
 // PrintBaseline lists the baseline's entries, which the run skipped.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -168,6 +170,67 @@ func TestPrint(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+func TestWriteLogs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "client")
+	// A log of an earlier run goes: the test passed this time.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, "a_p.TestOld.log")
+	if err := os.WriteFile(stale, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	long := make([]string, 100)
+	for i := range long {
+		long[i] = fmt.Sprintf("line %d", i)
+	}
+	v := &Verdict{Passed: []gotest.Result{{Package: "a/p", Test: "TestPass", Output: []string{"fine"}}},
+		Flaky:       []gotest.Result{{Package: "a/p", Test: "TestF", Output: []string{"flaked"}}},
+		Upstream:    []gotest.Result{{Package: "a/p", Test: "TestU", Output: []string{"upstream's"}}},
+		Regressions: []gotest.Result{{Package: "a/p", Test: "TestR", Output: long}},
+		Packages:    []gotest.Result{{Package: "a/q", Output: []string{"build failed"}}}}
+	if err := v.WriteLogs(dir); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"a_p.TestF.log": "flaked\n",
+		"a_p.TestU.log": "upstream's\n",
+		"a_p.TestR.log": strings.Join(long, "\n") + "\n",
+		"a_q.log":       "build failed\n",
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != len(want) {
+		t.Errorf("%d logs, want %d (the stale and the passed test's none): %v", len(entries), len(want), entries)
+	}
+	for name, content := range want {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil || string(got) != content {
+			t.Errorf("%s = %q, %v; want the whole output", name, got, err)
+		}
+	}
+	var b strings.Builder
+	v.Print(&b, "go test ./client/...", 2)
+	for _, name := range []string{"a_p.TestF.log", "a_p.TestU.log", "a_p.TestR.log", "a_q.log"} {
+		if !strings.Contains(b.String(), "full output: "+filepath.Join(dir, name)+"\n") {
+			t.Errorf("output does not name %s:\n%s", name, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "line 69\n") || !strings.Contains(b.String(), "line 70\n") {
+		t.Errorf("the summary prints the tail only:\n%s", b.String())
+	}
+
+	// A run without failures leaves no logs behind.
+	if err := (&Verdict{}).WriteLogs(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("logs of the earlier run remain: %v", err)
 	}
 }
 

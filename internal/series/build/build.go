@@ -63,9 +63,16 @@ func StampOf(ctx context.Context, repo *git.Repo, metadata string) (Stamp, error
 // no workspace, no VCS stamping (the version is set with -ldflags), and
 // -trimpath, so builds hold no paths of the machine and identical packages
 // in different trees (work tree, check, baseline, bench) share the build
-// cache.
+// cache. Extra GOFLAGS go in goFlags.
 func GoEnv(extra ...string) []string {
-	env := append(os.Environ(), "GOWORK=off", "GOFLAGS=-trimpath -buildvcs=false")
+	return GoEnvFlags(nil, extra...)
+}
+
+// GoEnvFlags is GoEnv with goFlags added to GOFLAGS (flags the go
+// commands a test runs itself must see too, such as -modfile and -tags).
+func GoEnvFlags(goFlags []string, extra ...string) []string {
+	flags := strings.Join(append([]string{"-trimpath", "-buildvcs=false"}, goFlags...), " ")
+	env := append(os.Environ(), "GOWORK=off", "GOFLAGS="+flags)
 	return append(env, extra...)
 }
 

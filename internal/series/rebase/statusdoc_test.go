@@ -1,0 +1,72 @@
+package rebase
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
+)
+
+func TestMarkdown(t *testing.T) {
+	patches := []series.Patch{
+		{Name: "0001-csi-fix.patch", Number: 1, Meta: &metadata.Patch{Subject: "csi: fix | the restore"}},
+		{Name: "0002-bad.patch", Number: 2, MetaErr: errors.New("no Subject")},
+	}
+	lines := []LineStatus{
+		{Line: "v1.5.3", Default: true, Patches: patches, Columns: []Column{
+			{Version: "v1.5.5", Outcomes: []Outcome{
+				{Patch: patches[0].Name, Kind: Conflict, Files: []string{"a.go", "b/c.go"}},
+				{Patch: patches[1].Name, Kind: Clean, Detail: "(tried without 0001-csi-fix.patch)"},
+			}},
+			{Version: "v1.6.1", Notes: []string{"the pinned api module is used for api/"}, Outcomes: []Outcome{
+				{Patch: patches[0].Name, Kind: Upstream},
+				{Patch: patches[1].Name, Kind: ThreeWay},
+			}},
+		}},
+		{Line: "v1.6.1", Patches: patches},
+	}
+	got := Markdown(lines, "on 2026-11-30")
+	want := []string{
+		"Generated on 2026-11-30.",
+		"**Line v1.5.3** (default) against v1.5.5, v1.6.1:\n\n" +
+			"| patch | v1.5.5 | v1.6.1 |\n" +
+			"|---|---|---|\n" +
+			"| 0001 csi: fix \\| the restore | conflict (`a.go`, `b/c.go`) | already upstream |\n" +
+			"| `0002-bad.patch` | applies \\* | 3-way |\n" +
+			"\nv1.6.1: the pinned api module is used for api/\n",
+		"**Line v1.6.1**: no newer version to try (targets.json names none).\n",
+	}
+	for _, w := range want {
+		if !strings.Contains(got, w) {
+			t.Errorf("Markdown lacks\n%s\ngot:\n%s", w, got)
+		}
+	}
+}
+
+func TestReplaceGenerated(t *testing.T) {
+	doc := "# Title\n\nbefore\n\n" + BeginMarker + "\nold table\n" + EndMarker + "\n\nafter\n"
+	got, err := ReplaceGenerated(doc, "\nnew table\n\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Title\n\nbefore\n\n" + BeginMarker + "\nnew table\n" + EndMarker + "\n\nafter\n"
+	if got != want {
+		t.Errorf("ReplaceGenerated =\n%s\nwant\n%s", got, want)
+	}
+	// Idempotent: the same block again changes nothing.
+	if again, err := ReplaceGenerated(got, "new table"); err != nil || again != got {
+		t.Errorf("second replace = %q, %v", again, err)
+	}
+	for name, bad := range map[string]string{
+		"no markers":     "# Title\n",
+		"only the begin": BeginMarker + "\n",
+		"twice":          BeginMarker + EndMarker + BeginMarker + EndMarker,
+		"reversed":       EndMarker + "\n" + BeginMarker + "\n",
+	} {
+		if _, err := ReplaceGenerated(bad, "x"); err == nil {
+			t.Errorf("%s: want an error", name)
+		}
+	}
+}
