@@ -327,3 +327,13 @@ func TestFaultStatusDefaultsToTargets(t *testing.T) {
 		t.Errorf("status without -against:\n%s", r.stdout)
 	}
 }
+
+// A baseline needs the series applied: what it touches decides the
+// packages raced and how they are grouped.
+func TestBaselineRefusesWithoutAppliedSeries(t *testing.T) {
+	p := newProject(t)
+	p.mustRun("apply", "-allow-empty")
+	before := p.snapshot()
+	p.expect(p.nomadfork("baseline", "-runs", "1"), 1, "holds no applied series", "run `nomadfork apply` first")
+	p.mustEqual(before)
+}

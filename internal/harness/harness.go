@@ -298,6 +298,15 @@ type BaselineOptions struct {
 // Baseline runs the suites of Test on unpatched upstream and writes the
 // union of the failures to the baseline files.
 func Baseline(ctx context.Context, o Options, b BaselineOptions) error {
+	// What the series touches decides the groups and the race baseline's
+	// packages: without the series applied they would silently be none.
+	head, err := o.Tree.Head(ctx)
+	if err != nil {
+		return err
+	}
+	if head == "" || head == b.Base {
+		return errors.New("the work tree holds no applied series (HEAD is upstream's commit), so the packages it touches are unknown; run `nomadfork apply` first")
+	}
 	wt, cleanup, err := o.Tree.Repo.Scratch(ctx, filepath.Join(o.Scratch, "nomad"), b.Base)
 	if err != nil {
 		return err
