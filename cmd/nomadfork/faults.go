@@ -65,7 +65,12 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	dir := *out
+	// The agents run in other directories: binaries and data need a path
+	// that does not depend on the working directory.
+	dir, err := filepath.Abs(*out)
+	if err != nil {
+		return usageError{fmt.Errorf("-o: %w", err)}
+	}
 	if *smoke {
 		if !set["faults"] {
 			*list = "client-restart"

@@ -179,6 +179,11 @@ func (c *Config) Flags(fs *flag.FlagSet, out string) {
 func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir string, err error) {
 	c.set = set
 	labels = []string{base, ForkLabel, RefVersion}
+	// The agents run in other directories: binaries and data need a path
+	// that does not depend on the working directory.
+	if c.Out, err = filepath.Abs(c.Out); err != nil {
+		return nil, "", fmt.Errorf("-o: %w", err)
+	}
 	dir = c.Out
 	if c.Quick {
 		if !set["n"] {

@@ -2,6 +2,8 @@ package bench
 
 import (
 	"flag"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +64,11 @@ func TestConfigResolve(t *testing.T) {
 	c, _, dir, _ = parse("-quick", "-topology", "multi", "-n", "20")
 	if c.Topology != cluster.Multi || c.Count != 20 || dir != "/out/quick-multi" {
 		t.Errorf("-quick keeps given flags: %+v %s", c, dir)
+	}
+	// A relative -o is made absolute: the agents run elsewhere.
+	c, _, dir, _ = parse("-o", "rel/out")
+	if wd, _ := os.Getwd(); dir != filepath.Join(wd, "rel/out") || c.Out != dir {
+		t.Errorf("-o rel/out: dir %s, Out %s", dir, c.Out)
 	}
 	for args, want := range map[string]string{
 		"-versions v1.0.0,bogus": `unknown label "bogus"`,
