@@ -118,11 +118,18 @@ func (a *Agent) start(nomad string) error {
 	if err := os.WriteFile(cfg, []byte(spec.Config()), 0o644); err != nil {
 		return err
 	}
+	return a.launch(nomad, "agent", "-config", cfg)
+}
+
+// launch starts argv on the agent's host in its directory, its output
+// appended to Dir/agent.log.
+func (a *Agent) launch(argv ...string) error {
+	spec := a.Spec
 	log, err := os.OpenFile(filepath.Join(spec.Dir, "agent.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
-	cmd := spec.Host.Command(nomad, "agent", "-config", cfg)
+	cmd := spec.Host.Command(argv...)
 	cmd.Dir = spec.Dir
 	cmd.Stdout = log
 	cmd.Stderr = log
