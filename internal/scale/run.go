@@ -268,13 +268,10 @@ func readyNodes(nodes []cluster.NodeStub) int {
 func jobID(i int) string { return fmt.Sprintf("scale-%02d", i) }
 
 // job is the i-th job at version: Count mock tasks, the scenario's update
-// block, task-state health.
+// block, task-state health (the bench's healthy and progress deadlines).
 func (r *run) job(i, version int) *cluster.Job {
 	j := cluster.ServiceJob(jobID(i), r.opts.Count(), version, r.opts.MaxParallel)
-	u := j.TaskGroups[0].Update
-	u.MinHealthyTime = r.opts.MinHealthy
-	u.HealthyDeadline = r.opts.PhaseTimeout
-	u.ProgressDeadline = r.opts.PhaseTimeout
+	j.TaskGroups[0].Update.MinHealthyTime = r.opts.MinHealthy
 	return j
 }
 
