@@ -40,6 +40,10 @@ func BuildNodesim(ctx context.Context, simDir, tree, out string, log io.Writer) 
 	if err != nil {
 		return err
 	}
+	// go build runs in simDir.
+	if out, err = filepath.Abs(out); err != nil {
+		return err
+	}
 	if _, err := os.Stat(filepath.Join(tree, "go.mod")); err != nil {
 		return fmt.Errorf("no Nomad work tree at %s: %w", tree, err)
 	}
