@@ -61,7 +61,12 @@ func runScale(ctx context.Context, e *env, args []string) error {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	dir := *out
+	// The simulator runs from its own directory, on a host of its own.
+	outDir, err := filepath.Abs(*out)
+	if err != nil {
+		return err
+	}
+	dir := outDir
 	if *smoke {
 		sc = smokeScenario(sc, set)
 		dir = filepath.Join(dir, "smoke")
@@ -90,7 +95,7 @@ func runScale(ctx context.Context, e *env, args []string) error {
 	trees = append(trees, variants...)
 	var builds []scale.Build
 	for _, v := range trees {
-		b := scale.Build{Label: v.Name, Tree: v.Path, Path: filepath.Join(*out, "bin", v.Name, "nodesim")}
+		b := scale.Build{Label: v.Name, Tree: v.Path, Path: filepath.Join(outDir, "bin", v.Name, "nodesim")}
 		b.Commit = treeCommit(ctx, v.Path)
 		if err := scale.BuildNodesim(ctx, e.sim, v.Path, b.Path, e.stdout); err != nil {
 			return fmt.Errorf("simulator %s: %w", v.Name, err)
