@@ -111,29 +111,44 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 
 // Args renders the options as the flags Flags declares.
 func (o Options) Args() []string {
-	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	c := o
-	c.Flags(fs)
-	var args []string
-	fs.VisitAll(func(f *flag.Flag) { args = append(args, "-"+f.Name+"="+f.Value.String()) })
-	return args
+	return FlagArgs(c.Flags)
 }
 
 // ParseOptions parses the flags Args renders.
 func ParseOptions(args []string) (Options, error) {
 	o := Options{Scenario: DefaultScenario, Round: 1, DataRoot: DefaultDataRoot}
-	fs := flag.NewFlagSet(RunArg, flag.ContinueOnError)
-	o.Flags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := ParseFlags(RunArg, o.Flags, args); err != nil {
 		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if o.Nomad == "" || o.Dir == "" {
 		return o, errors.New("-nomad and -dir are required")
 	}
 	return o, o.Validate()
+}
+
+// FlagArgs renders the flags declare declares, at their current values, as
+// arguments ("-name=value"), for a hidden verb's run in its sandbox.
+func FlagArgs(declare func(fs *flag.FlagSet)) []string {
+	fs := flag.NewFlagSet("", flag.ContinueOnError)
+	declare(fs)
+	var args []string
+	fs.VisitAll(func(f *flag.Flag) { args = append(args, "-"+f.Name+"="+f.Value.String()) })
+	return args
+}
+
+// ParseFlags parses the arguments FlagArgs rendered into the flags declare
+// declares; other arguments are an error.
+func ParseFlags(name string, declare func(fs *flag.FlagSet), args []string) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	declare(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	return nil
 }
 
 // Variant is a binary given with -variant name=path.

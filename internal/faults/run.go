@@ -9,10 +9,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
@@ -106,24 +104,15 @@ func (o Options) Limit() time.Duration {
 
 // Args renders the options as the flags Flags declares.
 func (o Options) Args() []string {
-	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	c := o
-	c.Flags(fs)
-	var args []string
-	fs.VisitAll(func(f *flag.Flag) { args = append(args, "-"+f.Name+"="+f.Value.String()) })
-	return args
+	return bench.FlagArgs(c.Flags)
 }
 
 // ParseOptions parses the flags Args renders.
 func ParseOptions(args []string) (Options, error) {
 	o := DefaultOptions
-	fs := flag.NewFlagSet(RunArg, flag.ContinueOnError)
-	o.Flags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := bench.ParseFlags(RunArg, o.Flags, args); err != nil {
 		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if o.Nomad == "" || o.Dir == "" {
 		return o, errors.New("-nomad and -dir are required")
@@ -194,18 +183,19 @@ func (r *Result) lostAsExpected() bool {
 // the flags Options.Args renders: it runs one scenario and prints its
 // result as one line of JSON on stdout. It returns the exit code.
 func ScenarioMain(args []string, stdout, stderr io.Writer) int {
-	opts, err := ParseOptions(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", RunArg, err)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := RunScenario(ctx, opts, stderr)
-	if err != nil {
-		res.Error = err.Error()
-	}
-	return bench.WriteResult(stdout, stderr, res, err)
+	var opts Options
+	return bench.HiddenMain(RunArg, args, stdout, stderr,
+		func(args []string) (err error) {
+			opts, err = ParseOptions(args)
+			return err
+		},
+		func(ctx context.Context) (any, error) {
+			res, err := RunScenario(ctx, opts, stderr)
+			if err != nil {
+				res.Error = err.Error()
+			}
+			return res, err
+		})
 }
 
 // run is one scenario run.

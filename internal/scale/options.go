@@ -16,6 +16,8 @@ import (
 	"flag"
 	"fmt"
 	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 )
 
 // Scenario is what one run does, the same for every simulator build.
@@ -124,24 +126,15 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 
 // Args renders the options as the flags Flags declares.
 func (o Options) Args() []string {
-	fs := flag.NewFlagSet("", flag.ContinueOnError)
 	c := o
-	c.Flags(fs)
-	var args []string
-	fs.VisitAll(func(f *flag.Flag) { args = append(args, "-"+f.Name+"="+f.Value.String()) })
-	return args
+	return bench.FlagArgs(c.Flags)
 }
 
 // ParseOptions parses the flags Args renders.
 func ParseOptions(args []string) (Options, error) {
 	o := Options{Scenario: DefaultScenario, DataRoot: DefaultDataRoot}
-	fs := flag.NewFlagSet(RunArg, flag.ContinueOnError)
-	o.Flags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := bench.ParseFlags(RunArg, o.Flags, args); err != nil {
 		return o, err
-	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if o.Nomad == "" || o.Nodesim == "" || o.Dir == "" {
 		return o, errors.New("-nomad, -nodesim and -dir are required")

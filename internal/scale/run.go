@@ -8,11 +8,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
@@ -84,18 +82,19 @@ func (r *Result) Phase(name string) *bench.Phase {
 // the flags Options.Args renders: it runs the scenario once and prints its
 // result as one line of JSON on stdout. It returns the exit code.
 func ScenarioMain(args []string, stdout, stderr io.Writer) int {
-	opts, err := ParseOptions(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", RunArg, err)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := RunScenario(ctx, opts, stderr)
-	if err != nil {
-		res.Error = err.Error()
-	}
-	return bench.WriteResult(stdout, stderr, res, err)
+	var opts Options
+	return bench.HiddenMain(RunArg, args, stdout, stderr,
+		func(args []string) (err error) {
+			opts, err = ParseOptions(args)
+			return err
+		},
+		func(ctx context.Context) (any, error) {
+			res, err := RunScenario(ctx, opts, stderr)
+			if err != nil {
+				res.Error = err.Error()
+			}
+			return res, err
+		})
 }
 
 // run is one run of the scenario.
@@ -329,21 +328,9 @@ func (r *run) deploy(ctx context.Context, version int) (time.Duration, error) {
 // simulator's CPU, the simulator host's link counters, the load and the
 // allocations' ClientStatus transitions.
 func (r *run) snapshot(ctx context.Context) (bench.Snapshot, error) {
-	sn := bench.Snapshot{At: time.Now(), Server: map[string]float64{}}
-	sn.Load1, _ = bench.LoadAverage()
-	leader, err := r.c.Leader(ctx)
-	if err != nil || leader == nil {
-		return sn, fmt.Errorf("finding the leader: %v", err)
-	}
-	sn.Leader = leader.Spec.Name
-	m, err := leader.API.Metrics(ctx)
+	sn, leader, err := bench.LeaderSnapshot(ctx, r.c)
 	if err != nil {
-		return sn, fmt.Errorf("leader metrics: %w", err)
-	}
-	for _, name := range []string{cluster.MetricUpdateAlloc, cluster.MetricRaftApply, cluster.MetricFSMAllocClientUpdate} {
-		if v, ok := m.Value(name); ok {
-			sn.Server[name] = v
-		}
+		return sn, err
 	}
 	lc, err := r.sim.Spec.Host.Counters()
 	if err != nil {
@@ -354,12 +341,7 @@ func (r *run) snapshot(ctx context.Context) (bench.Snapshot, error) {
 	if err != nil {
 		return sn, err
 	}
-	for _, a := range r.c.Servers {
-		cpu := procs.CPUOf(a.PID())
-		sn.ServerCPU.Self += cpu.Self
-		sn.ServerCPU.Tree += cpu.Tree
-	}
-	sn.LeaderCPU = procs.CPUOf(leader.PID()).Self
+	sn.SetServerCPU(procs, r.c.Servers, leader)
 	sn.ClientCPU = procs.CPUOf(r.sim.PID())
 	for i := 0; i < r.opts.Jobs; i++ {
 		allocs, err := leader.API.Allocations(ctx, jobID(i))

@@ -2,7 +2,6 @@ package scale
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -92,23 +91,8 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 // runOne runs the scenario in a fresh sandbox; the result is never nil.
 func (r *Runner) runOne(ctx context.Context, o Options) *Result {
 	res := &Result{Label: o.Label, Nodes: o.Nodes, Allocs: o.Allocs(), Jobs: o.Jobs}
-	if err := os.RemoveAll(o.Dir); err != nil {
-		res.Error = err.Error()
-		return res
-	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		res.Error = err.Error()
-		return res
-	}
 	var got Result
-	decoded := false
-	_, err := bench.InSandbox(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), r.Stderr, func(line []byte) error {
-		if err := json.Unmarshal(line, &got); err != nil {
-			return fmt.Errorf("decoding the scenario's result: %w", err)
-		}
-		decoded = true
-		return nil
-	})
+	decoded, err := bench.RunFresh(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), o.Dir, r.Stderr, &got)
 	if decoded {
 		res = &got
 	}
@@ -119,25 +103,16 @@ func (r *Runner) runOne(ctx context.Context, o Options) *Result {
 }
 
 // WriteJSON saves the report atomically.
-func (rep *Report) WriteJSON(path string) error {
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
-}
+func (rep *Report) WriteJSON(path string) error { return atomicfile.WriteJSON(path, rep) }
 
 // ReadReport reads a saved report.
 func ReadReport(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	var rep Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	ok, err := atomicfile.ReadJSON(path, &rep)
+	if err == nil && !ok {
+		err = fmt.Errorf("%s: %w", path, os.ErrNotExist)
 	}
-	return &rep, nil
+	return &rep, err
 }
 
 // Failed counts the results that are not OK.
