@@ -9,10 +9,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/nomad/api"
-	"github.com/hashicorp/nomad/helper/discover"
 	"github.com/hashicorp/nomad/helper/pointer"
 	"github.com/hashicorp/nomad/helper/testlog"
-	"github.com/hashicorp/nomad/testutil"
 	"github.com/shoenig/test/must"
 	"github.com/shoenig/test/wait"
 
@@ -27,12 +25,7 @@ import (
 func TestSimulator_RealisticRestore(t *testing.T) {
 	const nodes = 3
 
-	_, err := discover.NomadExecutable()
-	must.NoError(t, err, must.Sprint("the nomad binary must be on PATH"))
-	srv := testutil.NewTestServer(t, func(c *testutil.TestServerConfig) {
-		c.LogLevel = "WARN"
-		c.AdvertiseAddrs = &testutil.Advertise{HTTP: "127.0.0.1", RPC: "127.0.0.1", Serf: "127.0.0.1"}
-	})
+	srv := testServer(t)
 	defer srv.Stop()
 
 	conf := &Config{

@@ -250,6 +250,14 @@ func (ar *AllocRunner) stepLocked(now time.Time) (update *structs.Allocation, wa
 // the allocation to clientStatus, and returns the allocation update for the
 // client. The lock must be held.
 func (ar *AllocRunner) stepTasksLocked(now time.Time, clientStatus, taskState string, events ...*structs.TaskEvent) *structs.Allocation {
+	ar.moveTasksLocked(now, taskState, events...)
+	ar.state.ClientStatus, ar.state.ClientDescription = clientStatusOf(ar.state.TaskStates)
+	return ar.clientAllocLocked()
+}
+
+// moveTasksLocked moves every task of the group to taskState, appending
+// the events at now. The lock must be held.
+func (ar *AllocRunner) moveTasksLocked(now time.Time, taskState string, events ...*structs.TaskEvent) {
 	tg := ar.alloc.Job.LookupTaskGroup(ar.alloc.TaskGroup)
 	for _, task := range tg.Tasks {
 		ts, ok := ar.state.TaskStates[task.Name]
@@ -273,8 +281,6 @@ func (ar *AllocRunner) stepTasksLocked(now time.Time, clientStatus, taskState st
 			ts.FinishedAt = now
 		}
 	}
-	ar.state.ClientStatus, ar.state.ClientDescription = clientStatusOf(ar.state.TaskStates)
-	return ar.clientAllocLocked()
 }
 
 // deploymentChangedLocked notes an allocation joining another deployment

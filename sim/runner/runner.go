@@ -191,24 +191,7 @@ func (ar *AllocRunner) step() bool {
 // must be held.
 func (ar *AllocRunner) setTasksLocked(clientStatus, taskState string, event *structs.TaskEvent) *structs.Allocation {
 	now := time.Now()
-	event.Time = now.UnixNano()
-
-	tg := ar.alloc.Job.LookupTaskGroup(ar.alloc.TaskGroup)
-	for _, task := range tg.Tasks {
-		ts, ok := ar.state.TaskStates[task.Name]
-		if !ok {
-			ts = structs.NewTaskState()
-			ar.state.TaskStates[task.Name] = ts
-		}
-		ts.State = taskState
-		ts.Events = append(ts.Events, event.Copy())
-		switch taskState {
-		case structs.TaskStateRunning:
-			ts.StartedAt = now
-		case structs.TaskStateDead:
-			ts.FinishedAt = now
-		}
-	}
+	ar.moveTasksLocked(now, taskState, event)
 
 	ar.state.ClientStatus = clientStatus
 	ar.state.ClientDescription = ClientDescription
