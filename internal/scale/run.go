@@ -141,6 +141,8 @@ func (r *run) run(ctx context.Context) error {
 	c, err := cluster.Start(ctx, cluster.Spec{
 		Topology: cluster.Multi, Nomad: r.opts.Nomad, Dir: r.opts.Dir, DataRoot: r.opts.DataRoot,
 		Clients: 0, StartTimeout: r.opts.StartTimeout, Log: r.log,
+		// Every simulated node connects from the simulator's one address.
+		ServerRPCMaxConnsPerClient: new(int),
 	})
 	if err != nil {
 		return err
