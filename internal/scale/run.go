@@ -103,7 +103,9 @@ type run struct {
 	log  io.Writer
 	c    *cluster.Cluster
 	sim  *cluster.Agent
-	res  *Result
+	// counters sums the servers' counters whatever server leads.
+	counters *serverCounters
+	res      *Result
 }
 
 // RunScenario runs the scenario once. It must run inside the sandbox. The
@@ -149,6 +151,10 @@ func (r *run) run(ctx context.Context) error {
 	}
 	r.c = c
 	r.res.StartupSeconds = time.Since(t0).Seconds()
+	r.counters = newServerCounters()
+	pctx, stopPolling := context.WithCancel(ctx)
+	defer stopPolling()
+	go r.counters.run(pctx, c.Servers, 5*time.Second)
 	r.logf("3 servers ready in %.1fs", r.res.StartupSeconds)
 	// Spread the allocations over the nodes, as a fleet of real clients
 	// would carry them, rather than packing them onto the fewest.
@@ -195,6 +201,11 @@ func (r *run) run(ctx context.Context) error {
 	}
 	for i, name := range bench.Phases {
 		p := bench.Diff(name, edges[i], edges[i+1])
+		for j, n := range p.Notes {
+			if a, b := edges[i].Leader, edges[i+1].Leader; a != b && strings.HasPrefix(n, "the leader changed") {
+				p.Notes[j] = fmt.Sprintf("the leader changed from %s to %s: the counters are summed over the servers; no leader CPU", a, b)
+			}
+		}
 		if i < len(durations) {
 			p.Seconds = durations[i]
 		}
@@ -334,6 +345,8 @@ func (r *run) snapshot(ctx context.Context) (bench.Snapshot, error) {
 	if err != nil {
 		return sn, err
 	}
+	r.counters.poll(ctx, r.c.Servers)
+	sn.Server = r.counters.totals()
 	lc, err := r.sim.Spec.Host.Counters()
 	if err != nil {
 		return sn, fmt.Errorf("simulator link counters: %w", err)

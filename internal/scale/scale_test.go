@@ -1,6 +1,7 @@
 package scale
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +130,28 @@ func TestOptionsRoundTrip(t *testing.T) {
 	bad.Nodes, bad.Jobs = 1, 20
 	if bad.Validate() == nil {
 		t.Fatal("no error for jobs of no allocation")
+	}
+}
+
+// TestServerCounters sums the counters over the servers across a leader
+// change, a series that expired and one that started again from 0.
+func TestServerCounters(t *testing.T) {
+	scrape := func(v float64) cluster.Metrics {
+		m, err := cluster.ParseMetrics(strings.NewReader("# TYPE nomad_raft_apply counter\nnomad_raft_apply " + strconv.FormatFloat(v, 'f', -1, 64) + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	c := newServerCounters()
+	c.observe("server1", scrape(100)) // before the run
+	base := c.totals()[cluster.MetricRaftApply]
+	c.observe("server1", scrape(150))       // +50
+	c.observe("server2", scrape(30))        // a new leader: +30
+	c.observe("server1", cluster.Metrics{}) // server1's series expired: +0
+	c.observe("server2", scrape(70))        // +40
+	c.observe("server1", scrape(5))         // server1 leads again from 0: +5
+	if got := c.totals()[cluster.MetricRaftApply] - base; got != 125 {
+		t.Fatalf("summed %g Raft applies, want 125", got)
 	}
 }
