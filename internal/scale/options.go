@@ -39,11 +39,13 @@ type Scenario struct {
 	StartTimeout time.Duration
 }
 
-// DefaultScenario is `make scale`'s size, the issue's goal: 500 nodes and
-// 5,000 allocations, which fit this machine (see README). max_parallel is a
-// quarter of a job's count, so each job rolls in 4 steps.
+// DefaultScenario is `make scale`'s size: the largest that runs clean on a
+// shared 2-core machine. Memory is not the limit (about 2 MiB per node);
+// at 500 nodes the simulated nodes, starved of CPU, miss heartbeats and the
+// servers mark them down (see README). max_parallel is a quarter of a
+// job's count, so each job rolls in 4 or 5 steps.
 var DefaultScenario = Scenario{
-	Nodes: 500, AllocsPerNode: 10, Jobs: 10, MaxParallel: 125, MinHealthy: 2 * time.Second,
+	Nodes: 250, AllocsPerNode: 10, Jobs: 10, MaxParallel: 60, MinHealthy: 2 * time.Second,
 	Setup: 10 * time.Millisecond, Start: 250 * time.Millisecond, Kill: 50 * time.Millisecond,
 	Settle: 10 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 5 * time.Minute,
 }

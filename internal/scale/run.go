@@ -407,7 +407,8 @@ func (r *run) check(ctx context.Context) error {
 
 // nodesState reads the simulated nodes' own view of their allocations.
 func (r *run) nodesState(ctx context.Context) (*NodesState, error) {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	// A simulator of hundreds of nodes on a loaded machine takes its time.
+	ctx, cancel := context.WithTimeout(ctx, nodesStateTimeout)
 	defer cancel()
 	url := fmt.Sprintf("http://%s:%d%s", r.sim.Spec.Addr, statePort, statePath)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
@@ -428,6 +429,9 @@ func (r *run) nodesState(ctx context.Context) (*NodesState, error) {
 	}
 	return &st, nil
 }
+
+// nodesStateTimeout bounds reading the nodes' own view.
+const nodesStateTimeout = 5 * time.Minute
 
 // rss returns a process's resident memory in bytes.
 func rss(pid int) (uint64, error) {
