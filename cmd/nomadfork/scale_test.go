@@ -59,7 +59,7 @@ func TestScaleFrom(t *testing.T) {
 	r := p.mustRun("scale", "-from", saved)
 	containsAll(t, "scale -from", r.stdout,
 		"| figure | fork | every-tick | fork ÷ every-tick |",
-		"| `Node.UpdateAlloc` RPCs (leader) | 50 | 100 | 0.50 |",
+		"| `Node.UpdateAlloc` RPCs (servers) | 50 | 100 | 0.50 |",
 		"| **memory per node** (steady RSS / N) | 5.0 MiB | 5.0 MiB | 1.00 |",
 		"| result | ok | NOT OK |  |",
 		"every-tick: lost: a1 on nodesim-0")

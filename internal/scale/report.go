@@ -60,11 +60,11 @@ func bytesRow(name string, f func(r *Result) uint64) row {
 var rows = []row{
 	phaseRow("initial deployment", "%.1f s", bench.PhaseInitial, func(p *bench.Phase) float64 { return p.Seconds }),
 	phaseRow("rolling deployment", "%.1f s", bench.PhaseRolling, func(p *bench.Phase) float64 { return p.Seconds }),
-	totalRow("`Node.UpdateAlloc` RPCs (leader)", "%.0f", func(p *bench.Phase) float64 { return p.UpdateAllocRPCs }),
+	totalRow("`Node.UpdateAlloc` RPCs (servers)", "%.0f", func(p *bench.Phase) float64 { return p.UpdateAllocRPCs }),
 	phaseRow("  in initial", "%.0f", bench.PhaseInitial, func(p *bench.Phase) float64 { return p.UpdateAllocRPCs }),
 	phaseRow("  in rolling", "%.0f", bench.PhaseRolling, func(p *bench.Phase) float64 { return p.UpdateAllocRPCs }),
 	phaseRow("  in settle", "%.0f", bench.PhaseSettle, func(p *bench.Phase) float64 { return p.UpdateAllocRPCs }),
-	totalRow("Raft applies (leader)", "%.0f", func(p *bench.Phase) float64 { return p.RaftApplies }),
+	totalRow("Raft applies (servers)", "%.0f", func(p *bench.Phase) float64 { return p.RaftApplies }),
 	totalRow("FSM alloc client updates", "%.0f", func(p *bench.Phase) float64 { return p.FSMAllocClientUpdates }),
 	numRow("leader CPU", "%.1f s", func(r *Result) (float64, bool) {
 		var t float64
