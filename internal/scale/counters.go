@@ -17,27 +17,28 @@ var counterMetrics = []string{cluster.MetricUpdateAlloc, cluster.MetricRaftApply
 // without an update (Nomad's Prometheus sink), so reading the leader at the
 // phase edges alone loses what an earlier leader counted. It polls every
 // server and adds each counter's increases; a series that reappears lower
-// started again from 0.
+// started again from 0. Every server applies every log entry, so the FSM's
+// counter is the most any server counted, not the sum.
 type serverCounters struct {
 	pollMu sync.Mutex // a scrape is observed before the next one is taken
 
 	mu    sync.Mutex
 	last  map[string]map[string]float64 // server -> metric -> last value
-	total map[string]float64            // metric -> increases summed over the servers
+	total map[string]map[string]float64 // server -> metric -> its increases
 }
 
 func newServerCounters() *serverCounters {
-	return &serverCounters{last: map[string]map[string]float64{}, total: map[string]float64{}}
+	return &serverCounters{last: map[string]map[string]float64{}, total: map[string]map[string]float64{}}
 }
 
 // observe adds a server's scrape.
 func (t *serverCounters) observe(server string, m cluster.Metrics) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	last := t.last[server]
+	last, total := t.last[server], t.total[server]
 	if last == nil {
-		last = map[string]float64{}
-		t.last[server] = last
+		last, total = map[string]float64{}, map[string]float64{}
+		t.last[server], t.total[server] = last, total
 	}
 	for _, name := range counterMetrics {
 		v, ok := m.Value(name)
@@ -47,23 +48,30 @@ func (t *serverCounters) observe(server string, m cluster.Metrics) {
 		prev, seen := last[name]
 		switch {
 		case !seen:
-			t.total[name] += v
+			total[name] += v
 		case v >= prev:
-			t.total[name] += v - prev
+			total[name] += v - prev
 		default:
-			t.total[name] += v
+			total[name] += v
 		}
 		last[name] = v
 	}
 }
 
-// totals returns a copy of the summed counters.
+// totals returns the counters over the servers: summed, but the FSM's the
+// most one server counted.
 func (t *serverCounters) totals() map[string]float64 {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	out := make(map[string]float64, len(t.total))
-	for k, v := range t.total {
-		out[k] = v
+	out := map[string]float64{}
+	for _, total := range t.total {
+		for k, v := range total {
+			if k == cluster.MetricFSMAllocClientUpdate {
+				out[k] = max(out[k], v)
+			} else {
+				out[k] += v
+			}
+		}
 	}
 	return out
 }

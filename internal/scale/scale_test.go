@@ -154,4 +154,20 @@ func TestServerCounters(t *testing.T) {
 	if got := c.totals()[cluster.MetricRaftApply] - base; got != 125 {
 		t.Fatalf("summed %g Raft applies, want 125", got)
 	}
+
+	// Every server applies every entry: the FSM's count is the highest.
+	fsm := func(v float64) cluster.Metrics {
+		m, err := cluster.ParseMetrics(strings.NewReader("# TYPE nomad_nomad_fsm_alloc_client_update counter\nnomad_nomad_fsm_alloc_client_update " + strconv.FormatFloat(v, 'f', -1, 64) + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	c = newServerCounters()
+	c.observe("server1", fsm(40))
+	c.observe("server2", fsm(38))
+	c.observe("server3", fsm(40))
+	if got := c.totals()[cluster.MetricFSMAllocClientUpdate]; got != 40 {
+		t.Fatalf("FSM applies %g, want 40", got)
+	}
 }
