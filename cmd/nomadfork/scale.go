@@ -21,8 +21,8 @@ topology (the fork's nomad, built or reused in out/bench/bin) and, on a host
 of its own, N simulated client nodes in one process (sim/cmd/nodesim with
 realistic alloc runners: the updates of mock_driver tasks). It deploys jobs
 of -allocs-per-node × N allocations in total, then rolls them, and reports
-the leader's Node.UpdateAlloc RPCs and Raft applies, the leader's and the
-servers' CPU, the deployment times and the simulator's memory per node
+the Node.UpdateAlloc RPCs and Raft applies (summed over the servers, read
+every 5 s), the leader's and the servers' CPU, the deployment times and the simulator's memory per node
 (its resident memory at steady state / N). It checks every allocation: all
 of the new version running and healthy on the servers, and the servers'
 view of each equal to its node's own (0 lost updates).

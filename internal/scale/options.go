@@ -1,8 +1,8 @@
 // Package scale runs the scale simulation: N simulated client nodes in one
 // process (sim/cmd/nodesim, realistic alloc runners) on a host of the
 // bench's multi topology, against its 3 servers, deploying jobs of about
-// 10 allocations per node (initial and rolling). It reads the leader's
-// counters (Node.UpdateAlloc RPCs, Raft applies), the servers' and the
+// 10 allocations per node (initial and rolling). It reads the servers'
+// counters (Node.UpdateAlloc RPCs, Raft applies, summed over the servers), the servers' and the
 // simulator's CPU, the deployment times and the simulator's resident
 // memory, and checks correctness: every allocation of the new version
 // running and healthy on the servers, and the servers' view equal to the
