@@ -28,36 +28,35 @@ const RunArg = "__bench-run"
 // flags Options.Args renders: it runs the scenario once and prints its
 // result as one line of JSON on stdout. It returns the exit code.
 func ScenarioMain(args []string, stdout, stderr io.Writer) int {
-	var opts Options
-	return HiddenMain(RunArg, args, stdout, stderr,
-		func(args []string) (err error) {
-			opts, err = ParseOptions(args)
-			return err
-		},
-		func(ctx context.Context) (any, error) {
-			run, err := RunScenario(ctx, opts, stderr)
-			if run == nil {
-				run = &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Count: opts.Count, Topology: string(opts.Topology)}
-			}
-			if err != nil {
-				run.Error = err.Error()
-			}
-			return run, err
-		})
+	return HiddenMain(RunArg, args, stdout, stderr, ParseOptions, recordedScenario)
+}
+
+// recordedScenario runs the scenario and records its error in the run.
+func recordedScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error) {
+	run, err := RunScenario(ctx, opts, log)
+	if run == nil {
+		run = &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Count: opts.Count, Topology: string(opts.Topology)}
+	}
+	if err != nil {
+		run.Error = err.Error()
+	}
+	return run, err
 }
 
 // HiddenMain is the body of a hidden scenario verb (name) run inside the
 // sandbox: parse parses its flags (an error exits 2), run runs the scenario
-// under a context that ends on SIGINT or SIGTERM, and its result is printed
-// as one line of JSON on stdout (WriteResult). It returns the exit code.
-func HiddenMain(name string, args []string, stdout, stderr io.Writer, parse func(args []string) error, run func(ctx context.Context) (result any, err error)) int {
-	if err := parse(args); err != nil {
+// under a context that ends on SIGINT or SIGTERM with stderr for its log,
+// and its result is printed as one line of JSON on stdout (WriteResult).
+// It returns the exit code.
+func HiddenMain[O, R any](name string, args []string, stdout, stderr io.Writer, parse func(args []string) (O, error), run func(ctx context.Context, opts O, log io.Writer) (R, error)) int {
+	opts, err := parse(args)
+	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", name, err)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	result, err := run(ctx)
+	result, err := run(ctx, opts, stderr)
 	return WriteResult(stdout, stderr, result, err)
 }
 

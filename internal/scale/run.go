@@ -82,19 +82,16 @@ func (r *Result) Phase(name string) *bench.Phase {
 // the flags Options.Args renders: it runs the scenario once and prints its
 // result as one line of JSON on stdout. It returns the exit code.
 func ScenarioMain(args []string, stdout, stderr io.Writer) int {
-	var opts Options
-	return bench.HiddenMain(RunArg, args, stdout, stderr,
-		func(args []string) (err error) {
-			opts, err = ParseOptions(args)
-			return err
-		},
-		func(ctx context.Context) (any, error) {
-			res, err := RunScenario(ctx, opts, stderr)
-			if err != nil {
-				res.Error = err.Error()
-			}
-			return res, err
-		})
+	return bench.HiddenMain(RunArg, args, stdout, stderr, ParseOptions, recordedScenario)
+}
+
+// recordedScenario runs the scenario and records its error in the result.
+func recordedScenario(ctx context.Context, opts Options, log io.Writer) (*Result, error) {
+	res, err := RunScenario(ctx, opts, log)
+	if err != nil {
+		res.Error = err.Error()
+	}
+	return res, err
 }
 
 // run is one run of the scenario.
