@@ -14,7 +14,7 @@ REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim test-sim-lines status-readme bench faults clean
+.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim test-sim-lines status-readme bench faults scale clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -72,7 +72,9 @@ test-sim-lines: tool
 # report against newer upstream versions, the benchmark's smoke tests
 # (single topology: v1.5.3 and the fork; multi topology: the fork) and the
 # fault scenarios' smoke test (client-restart on the fork: 0 lost updates,
-# 0 duplicate runs, convergence). CI runs exactly this.
+# 0 duplicate runs, convergence) and the scale simulation's (20 simulated
+# nodes, 200 allocations: every one running on the servers, 0 lost
+# updates, convergence). CI runs exactly this.
 test: deps test-tool apply check-lines
 	$(NOMADFORK) export -verify $(L)
 	$(NOMADFORK) test $(L)
@@ -82,6 +84,7 @@ test: deps test-tool apply check-lines
 	$(NOMADFORK) bench -quick $(L)
 	$(NOMADFORK) bench -quick -topology multi -versions fork $(L)
 	$(NOMADFORK) faults -smoke $(L)
+	$(NOMADFORK) scale -smoke $(L)
 
 # `make test-full`: `make test`, sim/'s tests on every line, then the tests
 # of the reverse dependencies
@@ -117,6 +120,16 @@ bench: tool
 faults: tool
 	$(NOMADFORK) apply $(L)
 	nice -n 10 $(NOMADFORK) faults $(L)
+
+# `make scale`: the scale simulation (sim/cmd/nodesim's simulated nodes in
+# one process against the 3 servers of the multi topology, in the sandbox)
+# at its default size, the largest that fits this machine (see README), for
+# the fork and the every-tick variant (v1.5.3's send-on-every-tick,
+# docs/bench/variants/every-tick.diff): a table on stdout, out/scale/scale.json.
+scale: tool
+	$(NOMADFORK) apply $(L)
+	scripts/build-variant.sh -src-only every-tick
+	nice -n 10 $(NOMADFORK) scale $(L) -variant every-tick=out/variants/src/every-tick
 
 clean:
 	rm -rf bin out

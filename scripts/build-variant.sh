@@ -3,10 +3,18 @@
 # docs/bench/variants/<name>.diff applied, in a linked work tree under
 # out/variants/src/<name>, into out/variants/bin/<name>/nomad. Run it with
 # `nomadfork bench -variant <name>=out/variants/bin/<name>/nomad`.
+# With -src-only it only prepares the linked work tree (what `nomadfork
+# scale -variant <name>=out/variants/src/<name>` builds the simulator
+# against) and builds no nomad binary.
 # The variant's code is only compiled here; it runs in the bench's sandbox.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-name=${1:?usage: scripts/build-variant.sh <name> (a docs/bench/variants/<name>.diff)}
+src_only=false
+if [ "${1:-}" = -src-only ]; then
+	src_only=true
+	shift
+fi
+name=${1:?usage: scripts/build-variant.sh [-src-only] <name> (a docs/bench/variants/<name>.diff)}
 diff=$PWD/docs/bench/variants/$name.diff
 src=$PWD/out/variants/src/$name
 bin=$PWD/out/variants/bin/$name/nomad
@@ -21,6 +29,10 @@ else
 	git -C nomad worktree add --quiet --detach "$src" "$head"
 fi
 git -C "$src" apply "$diff"
+if $src_only; then
+	echo "prepared $src (fork HEAD ${head:0:12} + $name.diff)"
+	exit 0
+fi
 mkdir -p "$(dirname "$bin")"
 cd "$src"
 GOWORK=off GOFLAGS="-trimpath -buildvcs=false" go build \

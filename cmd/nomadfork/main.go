@@ -22,6 +22,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/scale"
 )
 
 const usageHead = `nomadfork maintains the nomad-client-fork patch series.
@@ -73,6 +74,7 @@ var commands = []command{
 	{"sandbox", "run a command inside the private network/mount/pid sandbox", runSandbox, false},
 	{"bench", "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)", runBench, false},
 	{"faults", "fault scenarios on a real cluster: lost updates, duplicate runs, time to converge", runFaults, false},
+	{"scale", "N simulated nodes (sim/) against 3 servers: RPCs, Raft applies, CPU, memory per node; the fork vs rule variants", runScale, false},
 }
 
 func usage() string {
@@ -93,6 +95,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == faults.RunArg {
 		os.Exit(faults.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == scale.RunArg {
+		os.Exit(scale.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {

@@ -28,21 +28,36 @@ const RunArg = "__bench-run"
 // flags Options.Args renders: it runs the scenario once and prints its
 // result as one line of JSON on stdout. It returns the exit code.
 func ScenarioMain(args []string, stdout, stderr io.Writer) int {
-	opts, err := ParseOptions(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", RunArg, err)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	run, err := RunScenario(ctx, opts, stderr)
+	return HiddenMain(RunArg, args, stdout, stderr, ParseOptions, recordedScenario)
+}
+
+// recordedScenario runs the scenario and records its error in the run.
+func recordedScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error) {
+	run, err := RunScenario(ctx, opts, log)
 	if run == nil {
 		run = &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Count: opts.Count, Topology: string(opts.Topology)}
 	}
 	if err != nil {
 		run.Error = err.Error()
 	}
-	return WriteResult(stdout, stderr, run, err)
+	return run, err
+}
+
+// HiddenMain is the body of a hidden scenario verb (name) run inside the
+// sandbox: parse parses its flags (an error exits 2), run runs the scenario
+// under a context that ends on SIGINT or SIGTERM with stderr for its log,
+// and its result is printed as one line of JSON on stdout (WriteResult).
+// It returns the exit code.
+func HiddenMain[O, R any](name string, args []string, stdout, stderr io.Writer, parse func(args []string) (O, error), run func(ctx context.Context, opts O, log io.Writer) (R, error)) int {
+	opts, err := parse(args)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	result, err := run(ctx, opts, stderr)
+	return WriteResult(stdout, stderr, result, err)
 }
 
 // WriteResult prints a scenario run's result as one line of JSON on stdout
@@ -301,4 +316,26 @@ func Machine() string {
 		}
 	}
 	return fmt.Sprintf("%d cores%s, %s/%s", runtime.NumCPU(), mem, runtime.GOOS, runtime.GOARCH)
+}
+
+// RunFresh runs argv — the tool itself with a hidden verb — in a fresh
+// sandbox bounded by limit (see InSandbox), after emptying dir, the run's
+// directory. The JSON result line the run prints is decoded into result;
+// decoded is false when it printed none. err is the run's or the
+// decoding's first error.
+func RunFresh(ctx context.Context, argv []string, limit time.Duration, dir string, stderr io.Writer, result any) (decoded bool, err error) {
+	if err := os.RemoveAll(dir); err != nil {
+		return false, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, err
+	}
+	_, err = InSandbox(ctx, argv, limit, stderr, func(line []byte) error {
+		if err := json.Unmarshal(line, result); err != nil {
+			return fmt.Errorf("decoding the scenario's result: %w", err)
+		}
+		decoded = true
+		return nil
+	})
+	return decoded, err
 }

@@ -174,21 +174,9 @@ func (s *scenario) deploy(ctx context.Context, version int) (time.Duration, erro
 // link counters, the agents' CPU times, the load average and the
 // allocations' ClientStatus transitions.
 func (s *scenario) snapshot(ctx context.Context) (Snapshot, error) {
-	sn := Snapshot{At: time.Now(), Server: map[string]float64{}}
-	sn.Load1, _ = LoadAverage()
-	leader, err := s.c.Leader(ctx)
-	if err != nil || leader == nil {
-		return sn, fmt.Errorf("finding the leader: %v", err)
-	}
-	sn.Leader = leader.Spec.Name
-	m, err := leader.API.Metrics(ctx)
+	sn, leader, err := LeaderSnapshot(ctx, s.c)
 	if err != nil {
-		return sn, fmt.Errorf("leader metrics: %w", err)
-	}
-	for _, name := range []string{cluster.MetricUpdateAlloc, cluster.MetricRaftApply, cluster.MetricFSMAllocClientUpdate} {
-		if v, ok := m.Value(name); ok {
-			sn.Server[name] = v
-		}
+		return sn, err
 	}
 
 	// The clients' links count their traffic to the servers; the bench's
@@ -242,12 +230,7 @@ func (s *scenario) snapshot(ctx context.Context) (Snapshot, error) {
 	if err != nil {
 		return sn, err
 	}
-	for _, a := range s.c.Servers {
-		cpu := procs.CPUOf(a.PID())
-		sn.ServerCPU.Self += cpu.Self
-		sn.ServerCPU.Tree += cpu.Tree
-	}
-	sn.LeaderCPU = procs.CPUOf(leader.PID()).Self
+	sn.SetServerCPU(procs, s.c.Servers, leader)
 	for _, a := range s.c.Clients {
 		cpu := procs.CPUOf(a.PID())
 		sn.ClientCPU.Self += cpu.Self
@@ -260,6 +243,40 @@ func (s *scenario) snapshot(ctx context.Context) (Snapshot, error) {
 	}
 	sn.Transitions = Transitions(allocs)
 	return sn, nil
+}
+
+// LeaderSnapshot starts a snapshot: the time, the load, the leader and
+// its counters. It returns the leader.
+func LeaderSnapshot(ctx context.Context, c *cluster.Cluster) (Snapshot, *cluster.Agent, error) {
+	sn := Snapshot{At: time.Now(), Server: map[string]float64{}}
+	sn.Load1, _ = LoadAverage()
+	leader, err := c.Leader(ctx)
+	if err != nil || leader == nil {
+		return sn, nil, fmt.Errorf("finding the leader: %v", err)
+	}
+	sn.Leader = leader.Spec.Name
+	m, err := leader.API.Metrics(ctx)
+	if err != nil {
+		return sn, nil, fmt.Errorf("leader metrics: %w", err)
+	}
+	for _, name := range []string{cluster.MetricUpdateAlloc, cluster.MetricRaftApply, cluster.MetricFSMAllocClientUpdate} {
+		if v, ok := m.Value(name); ok {
+			sn.Server[name] = v
+		}
+	}
+	return sn, leader, nil
+}
+
+// SetServerCPU sets the snapshot's CPU of the servers and of the leader
+// from procs.
+func (sn *Snapshot) SetServerCPU(procs ProcTable, servers []*cluster.Agent, leader *cluster.Agent) {
+	sn.ServerCPU = CPU{}
+	for _, a := range servers {
+		cpu := procs.CPUOf(a.PID())
+		sn.ServerCPU.Self += cpu.Self
+		sn.ServerCPU.Tree += cpu.Tree
+	}
+	sn.LeaderCPU = procs.CPUOf(leader.PID()).Self
 }
 
 // LoadAverage returns the machine's 1-minute load average (the kernel's,

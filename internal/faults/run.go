@@ -9,10 +9,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
@@ -180,18 +178,16 @@ func (r *Result) lostAsExpected() bool {
 // the flags Options.Args renders: it runs one scenario and prints its
 // result as one line of JSON on stdout. It returns the exit code.
 func ScenarioMain(args []string, stdout, stderr io.Writer) int {
-	opts, err := ParseOptions(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", RunArg, err)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	res, err := RunScenario(ctx, opts, stderr)
+	return bench.HiddenMain(RunArg, args, stdout, stderr, ParseOptions, recordedScenario)
+}
+
+// recordedScenario runs the scenario and records its error in the result.
+func recordedScenario(ctx context.Context, opts Options, log io.Writer) (*Result, error) {
+	res, err := RunScenario(ctx, opts, log)
 	if err != nil {
 		res.Error = err.Error()
 	}
-	return bench.WriteResult(stdout, stderr, res, err)
+	return res, err
 }
 
 // run is one scenario run.

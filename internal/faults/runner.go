@@ -100,23 +100,8 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 // runOne runs one scenario in a fresh sandbox; the result is never nil.
 func (r *Runner) runOne(ctx context.Context, o Options) *Result {
 	res := &Result{Fault: o.Fault, Label: o.Label, Count: o.Count}
-	if err := os.RemoveAll(o.Dir); err != nil {
-		res.Error = err.Error()
-		return res
-	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
-		res.Error = err.Error()
-		return res
-	}
 	var got Result
-	decoded := false
-	_, err := bench.InSandbox(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), r.Stderr, func(line []byte) error {
-		if err := json.Unmarshal(line, &got); err != nil {
-			return fmt.Errorf("decoding the scenario's result: %w", err)
-		}
-		decoded = true
-		return nil
-	})
+	decoded, err := bench.RunFresh(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), o.Dir, r.Stderr, &got)
 	if decoded {
 		res = &got
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	hclog "github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/nomad/client"
@@ -65,12 +66,31 @@ type Config struct {
 
 	// Logger is the logger of the simulator and its clients.
 	Logger hclog.InterceptLogger
+
+	// Timings, when set, make the nodes run realistic AllocRunners with
+	// these delays (runner.NewRealistic); nil runs instant ones (runner.New).
+	Timings *runner.Timings
+
+	// NetworkInterface is the nodes' network_interface; empty: the one of
+	// the default route.
+	NetworkInterface string
+
+	// StatsInterval is how often each node collects the host's resource
+	// usage; 0 is DefaultStatsInterval.
+	StatsInterval time.Duration
 }
+
+// DefaultStatsInterval is how often a simulated node collects the host's
+// resource usage unless configured: every node of the process would read
+// the same host's statistics, so they do it every minute, not every second
+// as a real client does.
+const DefaultStatsInterval = time.Minute
 
 // Simulator runs simulated client nodes.
 type Simulator struct {
 	logger  hclog.Logger
 	clients []*client.Client
+	nodes   []*node
 }
 
 // Start starts the configured number of simulated nodes. They register with
@@ -95,26 +115,36 @@ func Start(conf *Config) (*Simulator, error) {
 		logger:  logger,
 		clients: make([]*client.Client, 0, conf.Nodes),
 	}
+	factory := config.AllocRunnerFactory(runner.New)
+	if conf.Timings != nil {
+		f, err := runner.NewRealistic(*conf.Timings)
+		if err != nil {
+			return nil, err
+		}
+		factory = f
+	}
 	for i := 0; i < conf.Nodes; i++ {
-		c, err := startNode(conf, logger, i)
+		n, err := startNode(conf, logger, i, factory)
 		if err != nil {
 			return nil, errors.Join(err, sim.Shutdown())
 		}
-		sim.clients = append(sim.clients, c)
+		sim.clients = append(sim.clients, n.client)
+		sim.nodes = append(sim.nodes, n)
 	}
 
 	logger.Info("started simulated nodes", "nodes", conf.Nodes, "servers", conf.Servers)
 	return sim, nil
 }
 
-// startNode starts the i-th simulated node.
-func startNode(conf *Config, logger hclog.InterceptLogger, i int) (*client.Client, error) {
+// startNode starts the i-th simulated node, whose allocations factory runs.
+func startNode(conf *Config, logger hclog.InterceptLogger, i int, factory config.AllocRunnerFactory) (*node, error) {
 	prefix := conf.NodeNamePrefix
 	if prefix == "" {
 		prefix = DefaultNodeNamePrefix
 	}
 	name := fmt.Sprintf("%s-%d", prefix, i)
-	cfg, err := clientConfig(conf, name, nodeLogger(logger, name))
+	n := newNode(name)
+	cfg, err := clientConfig(conf, name, nodeLogger(logger, name), n.track(factory))
 	if err != nil {
 		return nil, fmt.Errorf("failed to configure node %s: %w", name, err)
 	}
@@ -125,7 +155,8 @@ func startNode(conf *Config, logger hclog.InterceptLogger, i int) (*client.Clien
 	if err != nil {
 		return nil, fmt.Errorf("failed to start node %s: %w", name, err)
 	}
-	return c, nil
+	n.client = c
+	return n, nil
 }
 
 // nodeLogger returns the logger of a node. The client replaces the name of
@@ -138,11 +169,16 @@ func nodeLogger(logger hclog.InterceptLogger, name string) hclog.InterceptLogger
 }
 
 // clientConfig returns the client configuration of a simulated node.
-func clientConfig(conf *Config, name string, logger hclog.InterceptLogger) (*config.Config, error) {
+func clientConfig(conf *Config, name string, logger hclog.InterceptLogger, factory config.AllocRunnerFactory) (*config.Config, error) {
 	cfg := config.DefaultConfig()
 	cfg.Logger = logger
 	cfg.Servers = conf.Servers
-	cfg.AllocRunnerFactory = runner.New
+	cfg.AllocRunnerFactory = factory
+	cfg.NetworkInterface = conf.NetworkInterface
+	cfg.StatsCollectionInterval = conf.StatsInterval
+	if cfg.StatsCollectionInterval <= 0 {
+		cfg.StatsCollectionInterval = DefaultStatsInterval
+	}
 
 	cfg.Region = conf.Region
 	if cfg.Region == "" {

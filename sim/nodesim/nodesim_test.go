@@ -21,20 +21,7 @@ import (
 func TestSimulator_Smoke(t *testing.T) {
 	const nodes = 5
 
-	// The server runs in its own process, from the nomad binary on PATH,
-	// like the servers the simulator is meant for. It also keeps the data
-	// races of the in-process test server of Nomad v1.5.3 (in plan apply)
-	// out of this test's race detector.
-	_, err := discover.NomadExecutable()
-	must.NoError(t, err, must.Sprint("the nomad binary must be on PATH"))
-	srv := testutil.NewTestServer(t, func(c *testutil.TestServerConfig) {
-		c.LogLevel = "WARN"
-		c.AdvertiseAddrs = &testutil.Advertise{
-			HTTP: "127.0.0.1",
-			RPC:  "127.0.0.1",
-			Serf: "127.0.0.1",
-		}
-	})
+	srv := testServer(t)
 	defer srv.Stop()
 
 	sim, err := Start(&Config{
@@ -107,6 +94,24 @@ func TestSimulator_Smoke(t *testing.T) {
 		wait.Timeout(60*time.Second),
 		wait.Gap(100*time.Millisecond),
 	))
+}
+
+// testServer starts a Nomad server. It runs in its own process, from the
+// nomad binary on PATH, like the servers the simulator is meant for. It also
+// keeps the data races of the in-process test server of Nomad v1.5.3 (in
+// plan apply) out of the tests' race detector.
+func testServer(t *testing.T) *testutil.TestServer {
+	t.Helper()
+	_, err := discover.NomadExecutable()
+	must.NoError(t, err, must.Sprint("the nomad binary must be on PATH"))
+	return testutil.NewTestServer(t, func(c *testutil.TestServerConfig) {
+		c.LogLevel = "WARN"
+		c.AdvertiseAddrs = &testutil.Advertise{
+			HTTP: "127.0.0.1",
+			RPC:  "127.0.0.1",
+			Serf: "127.0.0.1",
+		}
+	})
 }
 
 // smokeJob returns a service job with count allocations for simulated nodes.

@@ -30,13 +30,16 @@ const ClientDescription = "Tasks are simulated"
 // ErrNoDrivers is returned for requests that need a task driver.
 var ErrNoDrivers = errors.New("simulated allocations have no task drivers")
 
-// AllocRunner is an interfaces.AllocRunner that runs no tasks. It reports the
-// tasks of its allocation running, and healthy to deployments, until the
-// servers stop the allocation; allocations of batch and sysbatch jobs
-// complete as soon as they are running.
+// AllocRunner is an interfaces.AllocRunner that runs no tasks. Built by New
+// (instant mode), it reports the tasks of its allocation running, and healthy
+// to deployments, until the servers stop the allocation; allocations of batch
+// and sysbatch jobs complete as soon as they are running. Instant allocations
+// are not restored when a client restarts; the servers send them to the client
+// again.
 //
-// Simulated allocations are not restored when a client restarts; the servers
-// send them to the client again.
+// Built by a factory of NewRealistic (realistic mode), it reports the
+// sequence of updates of a mock_driver task instead, and restores its state
+// (see realistic.go).
 type AllocRunner struct {
 	logger       hclog.Logger
 	allocID      string
@@ -63,6 +66,17 @@ type AllocRunner struct {
 	state     *arstate.State
 	destroyed bool
 	shutdown  bool
+
+	// timings are the delays of realistic mode, nil in instant mode.
+	timings *Timings
+
+	// maxKillTimeout is the client's max_kill_timeout (realistic mode).
+	maxKillTimeout time.Duration
+
+	// healthSince is when the allocation joined its current deployment
+	// while its tasks ran: its health is decided min_healthy_time after the
+	// later of that and its tasks' start (realistic mode). Guarded by mu.
+	healthSince time.Time
 }
 
 var _ config.AllocRunnerFactory = New
@@ -70,6 +84,12 @@ var _ config.AllocRunnerFactory = New
 // New returns an AllocRunner for the configured allocation. It is a
 // config.AllocRunnerFactory.
 func New(conf *config.AllocRunnerConfig) (interfaces.AllocRunner, error) {
+	return newAllocRunner(conf)
+}
+
+// newAllocRunner returns an instant AllocRunner for the configured
+// allocation.
+func newAllocRunner(conf *config.AllocRunnerConfig) (*AllocRunner, error) {
 	alloc := conf.Alloc
 	if alloc.Job == nil || alloc.Job.LookupTaskGroup(alloc.TaskGroup) == nil {
 		return nil, errors.New("allocation has no task group")
@@ -105,6 +125,11 @@ func New(conf *config.AllocRunnerConfig) (interfaces.AllocRunner, error) {
 // destroyed or shut down.
 func (ar *AllocRunner) Run() {
 	defer close(ar.waitCh)
+
+	if ar.timings != nil {
+		ar.runRealistic()
+		return
+	}
 
 	for {
 		if ar.step() {
@@ -167,24 +192,7 @@ func (ar *AllocRunner) step() bool {
 // must be held.
 func (ar *AllocRunner) setTasksLocked(clientStatus, taskState string, event *structs.TaskEvent) *structs.Allocation {
 	now := time.Now()
-	event.Time = now.UnixNano()
-
-	tg := ar.alloc.Job.LookupTaskGroup(ar.alloc.TaskGroup)
-	for _, task := range tg.Tasks {
-		ts, ok := ar.state.TaskStates[task.Name]
-		if !ok {
-			ts = structs.NewTaskState()
-			ar.state.TaskStates[task.Name] = ts
-		}
-		ts.State = taskState
-		ts.Events = append(ts.Events, event.Copy())
-		switch taskState {
-		case structs.TaskStateRunning:
-			ts.StartedAt = now
-		case structs.TaskStateDead:
-			ts.FinishedAt = now
-		}
-	}
+	ar.moveTasksLocked(now, taskState, event)
 
 	ar.state.ClientStatus = clientStatus
 	ar.state.ClientDescription = ClientDescription
@@ -250,6 +258,9 @@ func (ar *AllocRunner) SetClientStatus(clientStatus string) {
 // Update stores the servers' version of the allocation and wakes Run.
 func (ar *AllocRunner) Update(alloc *structs.Allocation) {
 	ar.mu.Lock()
+	if ar.timings != nil {
+		ar.deploymentChangedLocked(ar.alloc, alloc)
+	}
 	ar.alloc = alloc
 	ar.mu.Unlock()
 
@@ -271,11 +282,23 @@ func (ar *AllocRunner) Reconnect(alloc *structs.Allocation) error {
 	return nil
 }
 
-// Restore is a no-op: simulated allocations keep no local state.
-func (ar *AllocRunner) Restore() error { return nil }
+// Restore reads the allocation's state from the client's state database in
+// realistic mode; it is a no-op in instant mode, which keeps no local state.
+func (ar *AllocRunner) Restore() error {
+	if ar.timings == nil {
+		return nil
+	}
+	return ar.restoreRealistic()
+}
 
-// PersistState is a no-op: simulated allocations keep no local state.
-func (ar *AllocRunner) PersistState() error { return nil }
+// PersistState stores the allocation's state in the client's state database
+// in realistic mode; it is a no-op in instant mode.
+func (ar *AllocRunner) PersistState() error {
+	if ar.timings == nil {
+		return nil
+	}
+	return ar.persistRealistic()
+}
 
 // Destroy stops the runner and removes the allocation from the client's
 // state database.

@@ -31,6 +31,10 @@ type AgentSpec struct {
 	ServerRPCs []string
 	// NetworkInterface is the client's network_interface.
 	NetworkInterface string
+	// RPCMaxConnsPerClient, when set, is a server's
+	// limits.rpc_max_conns_per_client (0: no limit; Nomad's default is 100
+	// connections per client IP address).
+	RPCMaxConnsPerClient *int `json:",omitempty"`
 	// Dir is the agent's directory: config and log.
 	Dir string
 	// Data is the agent's data_dir.
@@ -75,6 +79,9 @@ disable_update_check = true
 			fmt.Fprintf(&b, "  server_join {\n    retry_join = %s\n    retry_interval = \"1s\"\n  }\n", quoteList(s.Peers))
 		}
 		b.WriteString("}\n\n")
+		if s.RPCMaxConnsPerClient != nil {
+			fmt.Fprintf(&b, "limits {\n  rpc_max_conns_per_client = %d\n}\n\n", *s.RPCMaxConnsPerClient)
+		}
 	} else {
 		fmt.Fprintf(&b, `client {
   enabled = true
@@ -118,11 +125,18 @@ func (a *Agent) start(nomad string) error {
 	if err := os.WriteFile(cfg, []byte(spec.Config()), 0o644); err != nil {
 		return err
 	}
+	return a.launch(nomad, "agent", "-config", cfg)
+}
+
+// launch starts argv on the agent's host in its directory, its output
+// appended to Dir/agent.log.
+func (a *Agent) launch(argv ...string) error {
+	spec := a.Spec
 	log, err := os.OpenFile(filepath.Join(spec.Dir, "agent.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
-	cmd := spec.Host.Command(nomad, "agent", "-config", cfg)
+	cmd := spec.Host.Command(argv...)
 	cmd.Dir = spec.Dir
 	cmd.Stdout = log
 	cmd.Stderr = log

@@ -106,6 +106,14 @@ func TestAgentConfig(t *testing.T) {
 	if strings.Contains(client, "server {") || strings.Contains(server, "client {") {
 		t.Error("server and client blocks mixed up")
 	}
+	if strings.Contains(server, "limits") {
+		t.Errorf("Nomad's default limits unless set:\n%s", server)
+	}
+	unlimited := specs[0]
+	unlimited.RPCMaxConnsPerClient = new(int)
+	if c := unlimited.Config(); !strings.Contains(c, "limits {\n  rpc_max_conns_per_client = 0\n}") {
+		t.Errorf("server config lacks the lifted RPC connection limit:\n%s", c)
+	}
 }
 
 func TestParseTopology(t *testing.T) {

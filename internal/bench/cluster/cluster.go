@@ -65,7 +65,12 @@ type Spec struct {
 	Clients  int
 	// StartTimeout bounds waiting for a leader and for ready clients.
 	StartTimeout time.Duration
-	Log          io.Writer
+	// ServerRPCMaxConnsPerClient, when set, is the servers'
+	// limits.rpc_max_conns_per_client: 0 lifts the limit of 100 RPC
+	// connections per client IP address, which many clients on one host
+	// (a node simulator) exceed.
+	ServerRPCMaxConnsPerClient *int
+	Log                        io.Writer
 }
 
 // Layout returns the agents of the topology: servers first, then clients,
@@ -152,6 +157,11 @@ func Start(ctx context.Context, spec Spec) (*Cluster, error) {
 
 func (c *Cluster) start(ctx context.Context) error {
 	specs := Layout(c.Spec.Topology, c.Spec.Dir, c.Spec.DataRoot, c.Spec.Clients)
+	for i := range specs {
+		if specs[i].Server {
+			specs[i].RPCMaxConnsPerClient = c.Spec.ServerRPCMaxConnsPerClient
+		}
+	}
 	if c.Spec.Topology == Multi {
 		if err := newBridge(ctx); err != nil {
 			return err

@@ -1,0 +1,140 @@
+// Package scale runs the scale simulation: N simulated client nodes in one
+// process (sim/cmd/nodesim, realistic alloc runners) on a host of the
+// bench's multi topology, against its 3 servers, deploying jobs of about
+// 10 allocations per node (initial and rolling). It reads the servers'
+// counters (Node.UpdateAlloc RPCs, Raft applies, summed over the servers), the servers' and the
+// simulator's CPU, the deployment times and the simulator's resident
+// memory, and checks correctness: every allocation of the new version
+// running and healthy on the servers, and the servers' view equal to the
+// nodes' own (no lost update). The same run is made with the simulator
+// built against the fork and against rule variants of the work tree (such
+// as every-tick, v1.5.3's behaviour), each in a fresh sandbox.
+package scale
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/flagargs"
+)
+
+// Scenario is what one run does, the same for every simulator build.
+type Scenario struct {
+	Nodes int // simulated nodes
+	// AllocsPerNode times Nodes is the allocations the jobs total.
+	AllocsPerNode int
+	Jobs          int // the allocations are split over this many jobs
+	MaxParallel   int // each job's update max_parallel
+	MinHealthy    time.Duration
+	// Setup, Start and Kill are the realistic runners' delays.
+	Setup, Start, Kill time.Duration
+	// Settle is the wait after the rolling deployment before the last
+	// reading and the check.
+	Settle time.Duration
+	// PhaseTimeout bounds each deployment; StartTimeout the cluster's start
+	// and the nodes' registration.
+	PhaseTimeout time.Duration
+	StartTimeout time.Duration
+}
+
+// DefaultScenario is `make scale`'s size: the largest that runs clean on a
+// shared 2-core machine. Memory is not the limit (about 2 MiB per node);
+// at 500 nodes the simulated nodes, starved of CPU, miss heartbeats and the
+// servers mark them down (see README). max_parallel is a quarter of a
+// job's count, so each job rolls in 4 or 5 steps.
+var DefaultScenario = Scenario{
+	Nodes: 250, AllocsPerNode: 10, Jobs: 10, MaxParallel: 60, MinHealthy: 2 * time.Second,
+	Setup: 10 * time.Millisecond, Start: 250 * time.Millisecond, Kill: 50 * time.Millisecond,
+	Settle: 10 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 5 * time.Minute,
+}
+
+// SmokeScenario is the smoke test's: 20 nodes, 200 allocations.
+var SmokeScenario = Scenario{
+	Nodes: 20, AllocsPerNode: 10, Jobs: 4, MaxParallel: 25, MinHealthy: time.Second,
+	Setup: 10 * time.Millisecond, Start: 250 * time.Millisecond, Kill: 50 * time.Millisecond,
+	Settle: 5 * time.Second, PhaseTimeout: 4 * time.Minute, StartTimeout: 3 * time.Minute,
+}
+
+// Count is the allocations of each job.
+func (s Scenario) Count() int { return s.Nodes * s.AllocsPerNode / s.Jobs }
+
+// Allocs is the allocations of all jobs.
+func (s Scenario) Allocs() int { return s.Count() * s.Jobs }
+
+// Flags declares the scenario's flags on fs, defaulting to s's values.
+func (s *Scenario) Flags(fs *flag.FlagSet) {
+	fs.IntVar(&s.Nodes, "n", s.Nodes, "simulated `nodes`")
+	fs.IntVar(&s.AllocsPerNode, "allocs-per-node", s.AllocsPerNode, "the jobs total this many `allocations` per node")
+	fs.IntVar(&s.Jobs, "jobs", s.Jobs, "service `jobs` the allocations are split over")
+	fs.IntVar(&s.MaxParallel, "max-parallel", s.MaxParallel, "each job's update max_parallel")
+	fs.DurationVar(&s.MinHealthy, "min-healthy", s.MinHealthy, "each job's update min_healthy_time")
+	fs.DurationVar(&s.Setup, "setup-delay", s.Setup, "simulated task: from received to set up")
+	fs.DurationVar(&s.Start, "start-delay", s.Start, "simulated task: from set up to started")
+	fs.DurationVar(&s.Kill, "kill-delay", s.Kill, "simulated task: from killing to killed")
+	fs.DurationVar(&s.Settle, "settle", s.Settle, "wait after the rolling deployment before the last reading and the check")
+	fs.DurationVar(&s.PhaseTimeout, "phase-timeout", s.PhaseTimeout, "give up on a deployment after this long")
+	fs.DurationVar(&s.StartTimeout, "start-timeout", s.StartTimeout, "give up on the cluster's start, and on the nodes' registration, after this long")
+}
+
+// Validate checks the values.
+func (s Scenario) Validate() error {
+	if s.Nodes < 1 || s.AllocsPerNode < 1 || s.Jobs < 1 || s.MaxParallel < 1 {
+		return errors.New("-n, -allocs-per-node, -jobs and -max-parallel must be at least 1")
+	}
+	if s.Count() < 1 {
+		return fmt.Errorf("%d nodes × %d allocations do not make %d jobs of at least 1", s.Nodes, s.AllocsPerNode, s.Jobs)
+	}
+	if s.MinHealthy < 0 || s.Setup < 0 || s.Start < 0 || s.Kill < 0 || s.Settle < 0 {
+		return errors.New("delays must not be negative")
+	}
+	if s.PhaseTimeout <= 0 || s.StartTimeout <= 0 {
+		return errors.New("-phase-timeout and -start-timeout must be positive")
+	}
+	return nil
+}
+
+// Limit bounds a whole run: the cluster's start, the nodes' start and
+// registration, two deployments, the settle, the check and the stop.
+func (s Scenario) Limit() time.Duration {
+	return 3*s.StartTimeout + 2*s.PhaseTimeout + s.Settle + 5*time.Minute
+}
+
+// Options configure one run: the scenario plus the binaries, where and
+// under which label. The verb passes them to the run in its sandbox as the
+// flags Flags declares (Args renders them).
+type Options struct {
+	Scenario
+	Nomad   string // the servers' nomad binary
+	Nodesim string // the simulator binary
+	Label   string
+	Dir     string // the run's directory: one subdirectory per process
+	// DataRoot gets a tmpfs for the data dirs (see bench.Options).
+	DataRoot string
+}
+
+// DefaultDataRoot is the mount point of the run's tmpfs for data dirs.
+const DefaultDataRoot = "/tmp/nomadfork-scale"
+
+// Flags declares the run's flags on fs.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	o.Scenario.Flags(fs)
+	fs.StringVar(&o.Nomad, "nomad", o.Nomad, "the servers' nomad `binary`")
+	fs.StringVar(&o.Nodesim, "nodesim", o.Nodesim, "the simulator `binary`")
+	fs.StringVar(&o.Label, "label", o.Label, "the simulator's `label`")
+	fs.StringVar(&o.Dir, "dir", o.Dir, "the run's `directory`")
+	fs.StringVar(&o.DataRoot, "data-root", o.DataRoot, "mount a tmpfs for the data dirs at `dir`")
+}
+
+// Args renders the options as the flags Flags declares.
+func (o Options) Args() []string { return flagargs.Render(o.Flags) }
+
+// ParseOptions parses the flags Args renders.
+func ParseOptions(args []string) (Options, error) {
+	o := Options{Scenario: DefaultScenario, DataRoot: DefaultDataRoot}
+	if err := flagargs.Parse(RunArg, args, o.Flags, "nomad", "nodesim", "dir"); err != nil {
+		return o, err
+	}
+	return o, o.Validate()
+}

@@ -1,0 +1,126 @@
+package nodesim
+
+import (
+	"encoding/json"
+	"net/http"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/hashicorp/nomad/client"
+	"github.com/hashicorp/nomad/client/allocrunner/interfaces"
+	"github.com/hashicorp/nomad/client/config"
+)
+
+// node is a simulated node: its client and the alloc runners it built.
+type node struct {
+	name   string
+	client *client.Client
+
+	mu      sync.Mutex
+	runners map[string]interfaces.AllocRunner
+}
+
+func newNode(name string) *node {
+	return &node{name: name, runners: map[string]interfaces.AllocRunner{}}
+}
+
+// track returns a factory that builds runners with f and records them.
+func (n *node) track(f config.AllocRunnerFactory) config.AllocRunnerFactory {
+	return func(conf *config.AllocRunnerConfig) (interfaces.AllocRunner, error) {
+		ar, err := f(conf)
+		if err != nil {
+			return nil, err
+		}
+		n.mu.Lock()
+		n.runners[conf.Alloc.ID] = ar
+		n.mu.Unlock()
+		return ar, nil
+	}
+}
+
+// State is the simulated nodes' own view of their allocations, to compare
+// with the servers'.
+type State struct {
+	Nodes []NodeState `json:"nodes"`
+
+	// HeapInuse and Goroutines describe the simulator process.
+	HeapInuse  uint64 `json:"heap_inuse"`
+	Goroutines int    `json:"goroutines"`
+}
+
+// NodeState is a node's view of its allocations.
+type NodeState struct {
+	Name   string       `json:"name"`
+	ID     string       `json:"id"`
+	Allocs []AllocState `json:"allocs"`
+}
+
+// AllocState is a node's view of an allocation: what its alloc runner
+// reported last.
+type AllocState struct {
+	ID           string `json:"id"`
+	ClientStatus string `json:"client_status"`
+	// Healthy is the deployment health the runner decided, nil if none.
+	Healthy *bool                `json:"healthy,omitempty"`
+	Tasks   map[string]TaskState `json:"tasks"`
+}
+
+// TaskState is a task's state and how many events it has.
+type TaskState struct {
+	State  string `json:"state"`
+	Events int    `json:"events"`
+}
+
+// State returns the nodes' view of the allocations of their alloc runners
+// that are not destroyed.
+func (s *Simulator) State() *State {
+	st := &State{Nodes: make([]NodeState, 0, len(s.nodes)), Goroutines: runtime.NumGoroutine()}
+	for _, n := range s.nodes {
+		ns := NodeState{Name: n.name, ID: n.client.NodeID()}
+		n.mu.Lock()
+		for id, ar := range n.runners {
+			if ar.IsDestroyed() {
+				delete(n.runners, id)
+				continue
+			}
+			as := ar.AllocState()
+			a := AllocState{ID: id, ClientStatus: as.ClientStatus, Tasks: map[string]TaskState{}}
+			if ds := as.DeploymentStatus; ds != nil && ds.Healthy != nil {
+				healthy := *ds.Healthy
+				a.Healthy = &healthy
+			}
+			for name, ts := range as.TaskStates {
+				a.Tasks[name] = TaskState{State: ts.State, Events: len(ts.Events)}
+			}
+			ns.Allocs = append(ns.Allocs, a)
+		}
+		n.mu.Unlock()
+		sort.Slice(ns.Allocs, func(i, j int) bool { return ns.Allocs[i].ID < ns.Allocs[j].ID })
+		st.Nodes = append(st.Nodes, ns)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	st.HeapInuse = ms.HeapInuse
+	return st
+}
+
+// StatePath is the path of the simulator's HTTP API that serves State as
+// JSON.
+const StatePath = "/v1/state"
+
+// Handler serves State as JSON at StatePath.
+func (s *Simulator) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc(StatePath, func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if err := json.NewEncoder(w).Encode(s.State()); err != nil {
+			s.logger.Warn("failed to write the state", "error", err)
+		}
+	})
+	return mux
+}
