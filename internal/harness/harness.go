@@ -255,7 +255,7 @@ func summarize(ctx context.Context, w io.Writer, verb, scratch string, runs []su
 	failures := 0
 	for _, r := range runs {
 		opts := verdict.Options{Flags: r.flags, MaxRetries: verdict.DefaultMaxRetries, UpstreamRuns: verdict.DefaultUpstreamRuns,
-			UpstreamRaceRuns: verdict.DefaultUpstreamRaceRuns}
+			UpstreamRaceRuns: verdict.DefaultUpstreamRaceRuns, ForkRaceRuns: verdict.DefaultForkRaceRuns}
 		if retry {
 			opts.Fork = r.suite.Outcomes
 			if r.upstream {

@@ -40,14 +40,18 @@ type Options struct {
 	// race can pass half of its runs (TestMonitor_Monitor_ACL's race in
 	// the server's Node.Register does).
 	UpstreamRaceRuns int
+	// ForkRaceRuns is how often a failure that reported a data race is
+	// retried on the fork before it goes to upstream (at least once).
+	ForkRaceRuns int
 }
 
-// DefaultMaxRetries, DefaultUpstreamRuns and DefaultUpstreamRaceRuns are
-// the values nomadfork test uses.
+// DefaultMaxRetries, DefaultUpstreamRuns, DefaultUpstreamRaceRuns and
+// DefaultForkRaceRuns are the values nomadfork test uses.
 const (
 	DefaultMaxRetries       = 20
 	DefaultUpstreamRuns     = 3
 	DefaultUpstreamRaceRuns = 10
+	DefaultForkRaceRuns     = 3
 )
 
 // Verdict is what one suite's results mean.
@@ -76,13 +80,13 @@ func Judge(ctx context.Context, rep *gotest.Report, opts Options) (*Verdict, err
 	v := &Verdict{Passed: rep.Select("pass"), Skipped: rep.Select("skip"), Packages: rep.FailedPackages()}
 	still := rep.Select("fail")
 	if opts.Fork != nil && len(still) > 0 && len(still) <= opts.MaxRetries {
-		outcomes, err := opts.Fork(ctx, still, opts.Flags)
+		passed, err := passingOnFork(ctx, still, opts)
 		if err != nil {
 			return nil, err
 		}
 		var again []gotest.Result
 		for _, f := range still {
-			if outcomes[key(f)] == "pass" {
+			if passed[key(f)] {
 				v.Flaky = append(v.Flaky, f)
 			} else {
 				again = append(again, f)
@@ -107,6 +111,40 @@ func Judge(ctx context.Context, rep *gotest.Report, opts Options) (*Verdict, err
 	}
 	v.Regressions = still
 	return v, nil
+}
+
+// passingOnFork returns the failures that pass on the fork when retried on
+// their own: once, or up to opts.ForkRaceRuns times for a failure that
+// reported a data race (upstream's races, which the fork's tests that start
+// a server can hit too, fail a run in two or more).
+func passingOnFork(ctx context.Context, failed []gotest.Result, opts Options) (map[[2]string]bool, error) {
+	runs := func(f gotest.Result) int {
+		if gotest.Raced(f) {
+			return max(1, opts.ForkRaceRuns)
+		}
+		return 1
+	}
+	passed := map[[2]string]bool{}
+	pending := failed
+	for run := 0; len(pending) > 0; run++ {
+		outcomes, err := opts.Fork(ctx, pending, opts.Flags)
+		if err != nil {
+			return nil, err
+		}
+		var next []gotest.Result
+		for _, f := range pending {
+			switch outcomes[key(f)] {
+			case "pass":
+				passed[key(f)] = true
+			case "fail":
+				if run+1 < runs(f) {
+					next = append(next, f)
+				}
+			}
+		}
+		pending = next
+	}
+	return passed, nil
 }
 
 // failingUpstream returns the tests that fail on upstream in any of

@@ -127,6 +127,33 @@ func TestJudgeTriesRacesMoreOnUpstream(t *testing.T) {
 	}
 }
 
+// A failure that reported a data race is retried on the fork up to
+// ForkRaceRuns times; passing once makes it FLAKY.
+func TestJudgeRetriesRacesMoreOnFork(t *testing.T) {
+	rep := report("p.TestRace=fail", "p.TestPlain=fail", "p.TestOwnRace=fail")
+	for _, n := range []string{"TestRace", "TestOwnRace"} {
+		rep.Tests[[2]string{"p", n}].Output = []string{"WARNING: DATA RACE", "testing.go:1712: race detected during execution of test"}
+	}
+	fork := &fixed{plan: []map[string]string{
+		{"TestRace": "fail", "TestPlain": "fail", "TestOwnRace": "fail"},
+		{"TestRace": "pass", "TestOwnRace": "fail"},
+		{"TestOwnRace": "fail"},
+		{"TestOwnRace": "pass"}, // never asked: three runs at most
+	}}
+	// Upstream does not have TestOwnRace; TestPlain passes there.
+	up := &fixed{plan: []map[string]string{{"TestPlain": "pass", "TestOwnRace": ""}}}
+	v, err := Judge(context.Background(), rep, Options{Fork: fork.rerun, Upstream: up.rerun, MaxRetries: 20, UpstreamRuns: 1, ForkRaceRuns: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names(v.Flaky) != "TestRace" || names(v.Regressions) != "TestOwnRace,TestPlain" {
+		t.Errorf("flaky = %q, regressions = %q", names(v.Flaky), names(v.Regressions))
+	}
+	if got := fmt.Sprint(fork.calls); got != "[[TestOwnRace TestPlain TestRace] [TestOwnRace TestRace] [TestOwnRace]]" {
+		t.Errorf("fork calls = %s", got)
+	}
+}
+
 func TestJudgeWithoutRetryOrOverLimit(t *testing.T) {
 	rep := report("p.TestA=fail", "p.TestB=fail", "q=fail")
 	fork := &fixed{}
