@@ -62,7 +62,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	command := strings.TrimSpace("nomadfork bench " + strings.Join(args, " "))
 	r := &bench.Runner{
-		Scenario: cfg.Scenario, Rounds: cfg.Rounds, Binaries: bins, Dir: resultsDir, Retry: cfg.Retry,
+		Scenario: cfg.Scenario, Rounds: cfg.Rounds, Binaries: bins, Dir: resultsDir, Retry: cfg.Retry, Warmup: cfg.Warmup,
 		Self: self, Command: command, Base: base, Fork: bench.ForkLabel, Ref: bench.RefVersion,
 		Stdout: e.stdout, Stderr: e.stderr,
 	}

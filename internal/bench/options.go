@@ -149,6 +149,7 @@ type Config struct {
 	Variants  VariantFlag
 	Out       string
 	Retry     bool
+	Warmup    bool
 	BuildOnly bool
 	From      string
 
@@ -169,6 +170,7 @@ func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	fs.Var(&c.Variants, "variant", "also run `name=path`, a nomad binary built elsewhere (a rule variant), labelled name (repeatable)")
 	fs.StringVar(&c.Out, "o", out, "output `dir`: binaries, sources, runs, JSON and charts")
 	fs.BoolVar(&c.Retry, "retry", true, "run a failed scenario once more (reported)")
+	fs.BoolVar(&c.Warmup, "warmup", true, "run the first binary once before the rounds, not counted (-quick: false)")
 	fs.BoolVar(&c.BuildOnly, "build-only", false, "build or reuse the binaries, then stop")
 	fs.StringVar(&c.From, "from", "", "run nothing: redo the table, goals and charts of a bench.json `file` in its directory, with the labels it holds")
 }
@@ -191,6 +193,9 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 		}
 		if !set["r"] {
 			c.Rounds = 1
+		}
+		if !set["warmup"] {
+			c.Warmup = false
 		}
 		if !set["topology"] {
 			c.Topology = cluster.Single

@@ -54,15 +54,15 @@ func TestConfigResolve(t *testing.T) {
 	if err != nil || strings.Join(labels, ",") != "v1.5.3,fork,v1.6.1" || dir != "/out" {
 		t.Fatalf("defaults: %v %v %v", labels, dir, err)
 	}
-	if c.Topology != cluster.Multi || c.Rounds != DefaultRounds || c.Count != 300 {
+	if c.Topology != cluster.Multi || c.Rounds != DefaultRounds || c.Count != 300 || !c.Warmup {
 		t.Errorf("headline defaults %+v", c)
 	}
 	c, labels, dir, _ = parse("-quick")
-	if c.Topology != cluster.Single || c.Rounds != 1 || c.Count != 30 || len(labels) != 2 || dir != "/out/quick" {
+	if c.Topology != cluster.Single || c.Rounds != 1 || c.Count != 30 || c.Warmup || len(labels) != 2 || dir != "/out/quick" {
 		t.Errorf("-quick: %+v %v %s", c, labels, dir)
 	}
-	c, _, dir, _ = parse("-quick", "-topology", "multi", "-n", "20")
-	if c.Topology != cluster.Multi || c.Count != 20 || dir != "/out/quick-multi" {
+	c, _, dir, _ = parse("-quick", "-topology", "multi", "-n", "20", "-warmup")
+	if c.Topology != cluster.Multi || c.Count != 20 || !c.Warmup || dir != "/out/quick-multi" {
 		t.Errorf("-quick keeps given flags: %+v %s", c, dir)
 	}
 	// A relative -o is made absolute: the agents run elsewhere.

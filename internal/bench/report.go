@@ -31,10 +31,12 @@ type Report struct {
 	// (ratios are to its medians), the fork and the newer upstream version
 	// the goals compare with: the report is redrawn with these, whatever
 	// the pin says later.
-	Base      string    `json:"base,omitempty"`
-	Fork      string    `json:"fork,omitempty"`
-	Ref       string    `json:"ref,omitempty"`
-	Seconds   float64   `json:"seconds"`
+	Base    string  `json:"base,omitempty"`
+	Fork    string  `json:"fork,omitempty"`
+	Ref     string  `json:"ref,omitempty"`
+	Seconds float64 `json:"seconds"`
+	// Warmup is the run before the first round, not counted; nil if none.
+	Warmup    *Run      `json:"warmup,omitempty"`
 	Binaries  []Binary  `json:"binaries"`
 	Runs      []Run     `json:"runs"`
 	Summaries []Summary `json:"summaries"`

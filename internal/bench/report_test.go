@@ -127,6 +127,37 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	}
 }
 
+// TestWriteReportWarmup asserts that the warm-up run is reported, not
+// counted, and kept through the JSON.
+func TestWriteReportWarmup(t *testing.T) {
+	r := fakeReport()
+	warm := fakeRun("v1.5.3", 0, 300, 400, 30.5, 41, false)
+	r.Warmup = &warm
+	file := filepath.Join(t.TempDir(), "bench.json")
+	if err := r.WriteJSON(file); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadReport(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	WriteReport(&out, got)
+	if want := "warm-up run (not counted): v1.5.3, initial deployment 30.5 s, rolling deployment 41.0 s\n"; !strings.Contains(out.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, out.String())
+	}
+	if len(got.Runs) != 5 || got.Warmup.Phase(PhaseInitial).UpdateAllocRPCs != warm.Phase(PhaseInitial).UpdateAllocRPCs {
+		t.Errorf("runs %d, warm-up %+v", len(got.Runs), got.Warmup)
+	}
+
+	got.Warmup.Error = "cluster not ready"
+	out.Reset()
+	WriteReport(&out, got)
+	if !strings.Contains(out.String(), "warm-up run (not counted): v1.5.3, failed: cluster not ready") {
+		t.Errorf("failed warm-up not reported:\n%s", out.String())
+	}
+}
+
 func TestWriteNotes(t *testing.T) {
 	r := fakeReport()
 	r.Runs[1].Error = "initial deployment: boom\nmore"

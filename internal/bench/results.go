@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -57,9 +58,27 @@ func WriteReport(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "nomadfork bench, %s, %s: N=%d, %d round(s), settle %s%s; %d run(s) in %s\n",
 		rep.Date.Format("2006-01-02 15:04 MST"), rep.Machine, rep.Count, rep.Rounds, rep.Settle, shape, len(rep.Runs), time.Duration(rep.Seconds*float64(time.Second)).Round(time.Second))
 	fmt.Fprintf(w, "command: %s\n", rep.Command)
+	if wu := rep.Warmup; wu != nil {
+		fmt.Fprintf(w, "warm-up run (not counted): %s, %s\n", wu.Label, warmupSummary(wu))
+	}
 	fmt.Fprintf(w, "ratios to %s's medians, goals against %s\n\n", rep.BaseLabel(), rep.RefLabel())
 	WriteTable(w, rep, rep.BaseLabel())
 	WriteRounds(w, rep)
 	WriteGoals(w, rep)
 	WriteNotes(w, rep)
+}
+
+// warmupSummary describes the warm-up run: its deployment times, or its
+// error.
+func warmupSummary(run *Run) string {
+	if run.Error != "" {
+		return "failed: " + run.Error
+	}
+	var parts []string
+	for _, name := range []string{PhaseInitial, PhaseRolling} {
+		if ph := run.Phase(name); ph != nil {
+			parts = append(parts, fmt.Sprintf("%s deployment %.1f s", name, ph.Seconds))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

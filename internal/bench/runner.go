@@ -88,6 +88,9 @@ type Runner struct {
 	// Dir is the results directory: runs/<label>-r<round> per run.
 	Dir   string
 	Retry bool
+	// Warmup runs the first binary once before the first round, not
+	// counted: the first run of an invocation is slower (cold caches).
+	Warmup bool
 	// Self is the tool's executable, re-run in each sandbox with RunArg.
 	Self    string
 	Command string
@@ -120,6 +123,16 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 		return rep, 0, err
 	}
 	start := time.Now()
+	if r.Warmup && len(r.Binaries) > 0 {
+		warm, err := r.warmup(ctx, r.Binaries[0])
+		if ctx.Err() != nil {
+			return rep, 0, fmt.Errorf("%w during the warm-up run", ctx.Err())
+		}
+		if err != nil {
+			fmt.Fprintf(r.Stdout, "    warm-up: FAILED: %v (not counted either way)\n", err)
+		}
+		rep.Warmup = warm
+	}
 	total := r.Rounds * len(r.Binaries)
 	failed := 0
 	for round := 1; round <= r.Rounds; round++ {
@@ -173,6 +186,21 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 	rep.Seconds = time.Since(start).Seconds()
 	rep.fillBinaryVersions()
 	return rep, failed, nil
+}
+
+// warmup runs the scenario once for bin, in runs/warmup, for the report's
+// Warmup: never counted, never retried.
+func (r *Runner) warmup(ctx context.Context, bin Binary) (*Run, error) {
+	opts := Options{Scenario: r.Scenario, Nomad: bin.Path, Dir: filepath.Join(r.Dir, "runs", "warmup"), Label: bin.Label, DataRoot: DefaultDataRoot}
+	fmt.Fprintf(r.Stdout, "==> warm-up run: %s, N=%d, %s (not counted)\n", bin.Label, r.Scenario.Count, r.Scenario.Topology)
+	t0 := time.Now()
+	run, err := r.runInSandbox(ctx, opts)
+	if err != nil {
+		run.Error = err.Error()
+		return run, err
+	}
+	fmt.Fprintf(r.Stdout, "    warm-up run: done in %s (load %.1f)\n", time.Since(t0).Round(time.Second), run.MaxLoad())
+	return run, nil
 }
 
 // runInSandbox runs one scenario in a new sandbox and decodes the result
