@@ -53,12 +53,12 @@ run failed-batch-dropped client/alloc_updates.go '			b.putLocked(update, false)'
 run producers-wait-for-rpc client/alloc_updates.go '	b.lock.Lock()
 	defer b.lock.Unlock()
 
-	server := b.server[alloc.ID]' '	b.sendLock.Lock()
+	b.latest[alloc.ID] = alloc' '	b.sendLock.Lock()
 	defer b.sendLock.Unlock()
 	b.lock.Lock()
 	defer b.lock.Unlock()
 
-	server := b.server[alloc.ID]' ./client/ 'TestClient_AllocSync_StalledRPC$'
+	b.latest[alloc.ID] = alloc' ./client/ 'TestClient_AllocSync_StalledRPC$'
 run no-shutdown-flush client/client.go '	c.flushAllocUpdates()
 ' '' ./client/ 'TestClient_Shutdown_FlushesAllocUpdates$'
 run no-factory client/alloc_runner_factory.go '	if factory := c.GetConfig().AllocRunnerFactory; factory != nil {' '	if factory := c.GetConfig().AllocRunnerFactory; false && factory != nil {' ./client/ 'TestClient_AllocRunnerFactory'
