@@ -112,8 +112,9 @@ func TestWriteRounds(t *testing.T) {
 	}
 }
 
-func TestReportJSONRoundTrip(t *testing.T) {
-	r := fakeReport()
+// roundTrip writes r as JSON and reads it back.
+func roundTrip(t *testing.T, r *Report) *Report {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "bench.json")
 	if err := r.WriteJSON(file); err != nil {
 		t.Fatal(err)
@@ -122,6 +123,11 @@ func TestReportJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return got
+}
+
+func TestReportJSONRoundTrip(t *testing.T) {
+	got := roundTrip(t, fakeReport())
 	if len(got.Runs) != 5 || got.Summary("fork") == nil || *got.Summary("fork").Stats["update_alloc_rpcs"].Ratio != 0.6 {
 		t.Errorf("round trip lost data: %+v", got.Summary("fork"))
 	}
@@ -133,14 +139,7 @@ func TestWriteReportWarmup(t *testing.T) {
 	r := fakeReport()
 	warm := fakeRun("v1.5.3", 0, 300, 400, 30.5, 41, false)
 	r.Warmup = &warm
-	file := filepath.Join(t.TempDir(), "bench.json")
-	if err := r.WriteJSON(file); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadReport(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := roundTrip(t, r)
 	var out bytes.Buffer
 	WriteReport(&out, got)
 	if want := "warm-up run (not counted): v1.5.3, initial deployment 30.5 s, rolling deployment 41.0 s\n"; !strings.Contains(out.String(), want) {

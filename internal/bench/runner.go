@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
 
 // RunArg is the hidden first argument with which the bench re-executes the
@@ -142,6 +143,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 			what := fmt.Sprintf("run %d/%d: %s, round %d, N=%d, %s", n, total, bin.Label, round, r.Scenario.Count, r.Scenario.Topology)
 			var run *Run
 			var err error
+			endStep := progress.Begin(what) // for an interruption's message
 			for attempt := 1; attempt <= 2; attempt++ {
 				dir := filepath.Join(r.Dir, "runs", fmt.Sprintf("%s-r%d", bin.Label, round))
 				opts := Options{Scenario: r.Scenario, Nomad: bin.Path, Dir: dir, Label: bin.Label, Round: round, DataRoot: DefaultDataRoot}
@@ -170,6 +172,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 					break
 				}
 			}
+			endStep()
 			if run.Error != "" {
 				failed++
 			}
@@ -192,7 +195,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 // Warmup: never counted, never retried.
 func (r *Runner) warmup(ctx context.Context, bin Binary) (*Run, error) {
 	opts := Options{Scenario: r.Scenario, Nomad: bin.Path, Dir: filepath.Join(r.Dir, "runs", "warmup"), Label: bin.Label, DataRoot: DefaultDataRoot}
-	fmt.Fprintf(r.Stdout, "==> warm-up run: %s, N=%d, %s (not counted)\n", bin.Label, r.Scenario.Count, r.Scenario.Topology)
+	what := fmt.Sprintf("warm-up run: %s, N=%d, %s (not counted)", bin.Label, r.Scenario.Count, r.Scenario.Topology)
+	defer progress.Begin(what)()
+	fmt.Fprintf(r.Stdout, "==> %s\n", what)
 	t0 := time.Now()
 	run, err := r.runInSandbox(ctx, opts)
 	if err != nil {
