@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
@@ -29,6 +30,17 @@ each scenario × binary in a fresh sandbox, one at a time:
   dropped-update  the checker's control: after convergence, restart a task on a
                   client cut off from the servers and stop the agent before it
                   reconnects; ok only when exactly that update is reported lost
+  upgrade         in-place upgrade and back: a client of unpatched upstream with
+                  6 running raw_exec sleep tasks is stopped and started with the
+                  tested binary on its data dir, then with upstream again; after
+                  each swap: the same allocations run, the same task PIDs, no
+                  restore error in its log, the node ready, a job update deploys
+  mixed           upstream servers and client1, client2 and client3 of the
+                  tested binary deploy and roll one job
+
+upgrade and mixed run for the fork and the variants only, beside the pinned
+version's unpatched binary (built or reused even when -versions leaves it
+out), whose servers stay on upstream.
 
 After each fault the run waits for the cluster to converge, stops the
 clients and compares every allocation's ClientStatus, deployment health and
@@ -106,17 +118,39 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
-	// The bench's binaries: built once, reused by both verbs.
-	bins, err := e.benchBinaries(ctx, p, filepath.Join(e.out, "bench"), labels, variants)
+	// The bench's binaries: built once, reused by both verbs. The pair
+	// scenarios also need the pinned version's unpatched binary.
+	build := labels
+	pair := false
+	for _, f := range chosen {
+		pair = pair || f.Pair()
+	}
+	if pair && !slices.Contains(labels, base) {
+		build = append([]string{base}, labels...)
+	}
+	built, err := e.benchBinaries(ctx, p, filepath.Join(e.out, "bench"), build, variants)
 	if err != nil {
 		return err
+	}
+	var bins []bench.Binary
+	var upstreamBin *bench.Binary
+	for i, b := range built {
+		if b.Label == base && !b.Variant {
+			upstreamBin = &built[i]
+		}
+		if b.Variant || slices.Contains(labels, b.Label) {
+			bins = append(bins, b)
+		}
+	}
+	if !pair {
+		upstreamBin = nil
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	r := &faults.Runner{
-		Options: opts, Faults: chosen, Binaries: bins, Dir: dir, Self: self,
+		Options: opts, Faults: chosen, Binaries: bins, Upstream: upstreamBin, Dir: dir, Self: self,
 		Command: strings.TrimSpace("nomadfork faults " + strings.Join(args, " ")),
 		Stdout:  e.stdout, Stderr: e.stderr,
 	}
