@@ -82,7 +82,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 // each run, then each run's checker verdict, notes, problems and error.
 func writeUpgrade(w io.Writer, rep *Report, fault string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "swap\tallocations kept\ttask PIDs unchanged\trestore errors in log\tnode ready after\tjob update\tdeployed in\tresult\t")
+	fmt.Fprintln(tw, "swap\tallocations kept\ttask PIDs unchanged\trestore errors in log\t(of terminal allocations)\tnode ready after\tjob update\tdeployed in\tresult\t")
 	for i := range rep.Results {
 		r := &rep.Results[i]
 		if r.Fault != fault {
@@ -94,8 +94,8 @@ func writeUpgrade(w io.Writer, rep *Report, fault string) error {
 			if !s.OK() {
 				result = "NOT OK"
 			}
-			fmt.Fprintf(tw, "%s → %s\t%d/%d\t%d/%d\t%d\t%s\tv%d\t%s\t%s\t\n", s.From, s.To, s.Kept, s.Allocs, s.SamePIDs, s.Tasks,
-				len(s.LogErrors), seconds(s.ReadySeconds), s.UpdateVersion, seconds(s.UpdateSeconds), result)
+			fmt.Fprintf(tw, "%s → %s\t%d/%d\t%d/%d\t%d\t%d\t%s\tv%d\t%s\t%s\t\n", s.From, s.To, s.Kept, s.Allocs, s.SamePIDs, s.Tasks,
+				len(s.LogErrors), len(s.TerminalLogErrors), seconds(s.ReadySeconds), s.UpdateVersion, seconds(s.UpdateSeconds), result)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -122,6 +122,9 @@ func writeUpgrade(w io.Writer, rep *Report, fault string) error {
 			}
 			for _, l := range s.LogErrors {
 				fmt.Fprintf(w, "  %s: %s → %s: log: %s\n", r.Label, s.From, s.To, l)
+			}
+			if n := len(s.TerminalLogErrors); n > 0 {
+				fmt.Fprintf(w, "  %s: %s → %s: %d log line(s) of allocations in terminal (not counted), e.g. %s\n", r.Label, s.From, s.To, n, s.TerminalLogErrors[0])
 			}
 		}
 		for _, n := range r.Notes {

@@ -44,7 +44,7 @@ type Options struct {
 	// binary, which the upgrade and mixed scenarios run beside Nomad.
 	Upstream      string
 	UpstreamLabel string
-	Dir   string // the run's directory: one subdirectory per agent
+	Dir           string // the run's directory: one subdirectory per agent
 	// DataRoot gets a tmpfs for the agents' data dirs (see bench.Options).
 	DataRoot    string
 	Count       int
@@ -155,7 +155,7 @@ type Result struct {
 	TotalSeconds float64  `json:"total_seconds"`
 	// Load is the machine's 1-minute load average when the fault ended:
 	// times to converge stretch with it.
-	Load  float64  `json:"load1,omitempty"`
+	Load float64 `json:"load1,omitempty"`
 	// Upstream is the label of the upstream binary a pair scenario ran
 	// beside Label; Steps are the upgrade scenario's swaps.
 	Upstream string        `json:"upstream,omitempty"`
@@ -165,8 +165,8 @@ type Result struct {
 }
 
 // upgradeSwaps is the number of swaps of an upgrade run: to the tested
-// binary and back.
-const upgradeSwaps = 2
+// binary, back, and the control's plain restart.
+const upgradeSwaps = 3
 
 // OK reports whether the run shows nothing lost, no duplicate run, and
 // convergence.

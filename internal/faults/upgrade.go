@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -235,23 +236,40 @@ var restorePatterns = []string{
 	"panic:",
 }
 
+// uuidPattern matches the allocation IDs a log line names.
+var uuidPattern = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+
 // RestoreErrors returns the lines of a client's log that report a restore
-// problem.
-func RestoreErrors(log []byte) []string {
-	var out []string
+// problem. A line that names only allocations in terminal — allocations
+// the servers hold stopped, whose tasks exited before the restart — goes
+// to other instead: Nomad keeps a dead task's driver handle in the
+// client's state, so every restart of an agent, upstream's too, logs that
+// raw_exec could not reattach to their executors, which exited with their
+// tasks.
+func RestoreErrors(log []byte, terminal map[string]bool) (errs, other []string) {
 	sc := bufio.NewScanner(bytes.NewReader(log))
 	sc.Buffer(make([]byte, 64*1024), 1024*1024)
 	for sc.Scan() {
 		line := sc.Text()
 		lower := strings.ToLower(line)
 		for _, p := range restorePatterns {
-			if strings.Contains(lower, p) {
-				out = append(out, strings.TrimSpace(line))
-				break
+			if !strings.Contains(lower, p) {
+				continue
 			}
+			ids := uuidPattern.FindAllString(lower, -1)
+			onlyTerminal := len(ids) > 0
+			for _, id := range ids {
+				onlyTerminal = onlyTerminal && terminal[id]
+			}
+			if onlyTerminal {
+				other = append(other, strings.TrimSpace(line))
+			} else {
+				errs = append(errs, strings.TrimSpace(line))
+			}
+			break
 		}
 	}
-	return out
+	return errs, other
 }
 
 // UpgradeStep is one swap of the upgraded client's binary, on its data
@@ -261,8 +279,10 @@ type UpgradeStep struct {
 	To   string `json:"to"`
 	Swap
 	// LogErrors are the restore problems in the client's log since the
-	// new binary started.
-	LogErrors []string `json:"log_errors,omitempty"`
+	// new binary started; TerminalLogErrors those that name only
+	// allocations in terminal (see RestoreErrors), which do not count.
+	LogErrors         []string `json:"log_errors,omitempty"`
+	TerminalLogErrors []string `json:"terminal_log_errors,omitempty"`
 	// ReadySeconds is the time from the new binary's start until the
 	// servers hold the node ready, with the new binary's version and
 	// revision and a healthy raw_exec; nil when that never happened.

@@ -119,12 +119,12 @@ func binaryVersion(ctx context.Context, nomad string) (nomadVersion, error) {
 }
 
 // upgrade runs the upgrade scenario: the client starts on upstream and
-// the job's allocations run; then, twice — to the binary under test and
-// back to upstream — the client is stopped, started with the other
-// binary on its data dir, its allocations and task processes compared
-// with what ran before, its log read for restore errors, and the job
-// updated. Last, the servers' view is checked against the client's
-// stored state.
+// the job's allocations run; then three times — to the binary under test,
+// back to upstream, and a plain restart of upstream as the control — the
+// client is stopped, started with the next binary on its data dir, its
+// allocations and task processes compared with what ran before, its log
+// read for restore errors, and the job updated. Last, the servers' view
+// is checked against the client's stored state.
 func (r *run) upgrade(ctx context.Context) error {
 	upstream, err := binaryVersion(ctx, r.opts.Upstream)
 	if err != nil {
@@ -160,6 +160,9 @@ func (r *run) upgrade(ctx context.Context) error {
 	}{
 		{r.opts.Label, r.opts.Nomad, tested},
 		{r.opts.UpstreamLabel, r.opts.Upstream, upstream},
+		// The control: a plain restart of upstream, what any restart
+		// shows (with terminal allocations of two versions by then).
+		{r.opts.UpstreamLabel, r.opts.Upstream, upstream},
 	}
 	from := r.opts.UpstreamLabel
 	for _, to := range swaps {
@@ -170,6 +173,10 @@ func (r *run) upgrade(ctx context.Context) error {
 		}
 		a := r.c.Agent(upgradedClient)
 		logStart := logSize(a)
+		node, err := r.nodeDetail(ctx)
+		if err != nil {
+			return err
+		}
 		r.logf("stopping %s (%s, %d allocations)", upgradedClient, from, len(before.Allocs))
 		if !a.Stop(15 * time.Second) {
 			r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s: %s did not stop within 15s of SIGINT; killed", from, upgradedClient))
@@ -178,7 +185,7 @@ func (r *run) upgrade(ctx context.Context) error {
 		if err := r.c.RestartWith(a, to.nomad); err != nil {
 			return err
 		}
-		if err := r.waitNodeVersion(ctx, to.version); err != nil {
+		if err := r.waitNodeVersion(ctx, to.version, node.ModifyIndex); err != nil {
 			step.Problems = append(step.Problems, err.Error())
 		} else {
 			s := time.Since(started).Seconds()
@@ -196,10 +203,14 @@ func (r *run) upgrade(ctx context.Context) error {
 			return fmt.Errorf("after %s → %s: %w", from, to.label, err)
 		}
 		step.Swap = CompareSwap(before, after)
-		step.LogErrors = RestoreErrors(logFrom(a, logStart))
+		terminal, err := r.terminalAllocs(ctx)
+		if err != nil {
+			return err
+		}
+		step.LogErrors, step.TerminalLogErrors = RestoreErrors(logFrom(a, logStart), terminal)
 		r.saveSnapshots(from+"-to-"+to.label, before, after)
-		r.logf("%s → %s: %d of %d allocations kept, %d of %d task processes the same, %d restore error(s) in the log",
-			from, to.label, step.Kept, step.Allocs, step.SamePIDs, step.Tasks, len(step.LogErrors))
+		r.logf("%s → %s: %d of %d allocations kept, %d of %d task processes the same, %d restore error(s) in the log (%d of terminal allocations)",
+			from, to.label, step.Kept, step.Allocs, step.SamePIDs, step.Tasks, len(step.LogErrors), len(step.TerminalLogErrors))
 
 		version++
 		step.UpdateVersion = uint64(version)
@@ -225,6 +236,23 @@ func (r *run) upgrade(ctx context.Context) error {
 		return err
 	}
 	return r.check(ctx)
+}
+
+// terminalAllocs returns the job's allocations the servers hold in a
+// terminal client status.
+func (r *run) terminalAllocs(ctx context.Context) (map[string]bool, error) {
+	allocs, err := r.allocs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, a := range allocs {
+		switch a.ClientStatus {
+		case StatusComplete, StatusFailed, StatusLost:
+			out[a.ID] = true
+		}
+	}
+	return out, nil
 }
 
 func (r *run) registerJob(ctx context.Context, job *cluster.Job) error {
@@ -294,32 +322,38 @@ func (r *run) stableSnapshot(ctx context.Context, version uint64) (Snapshot, err
 	return s, err
 }
 
+// nodeDetail returns the servers' view of the upgraded client's node.
+func (r *run) nodeDetail(ctx context.Context) (*cluster.Node, error) {
+	stub, err := r.node(ctx, upgradedClient)
+	if err != nil {
+		return nil, err
+	}
+	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	defer cancel()
+	api, err := r.api(qctx)
+	if err != nil {
+		return nil, err
+	}
+	return api.Node(qctx, stub.ID)
+}
+
 // waitNodeVersion waits until the servers hold the upgraded client's node
-// ready with the version and revision of the binary it now runs and a
-// healthy raw_exec: the new agent registered and fingerprinted.
-func (r *run) waitNodeVersion(ctx context.Context, want nomadVersion) error {
+// changed since index (the new agent registered it), ready, with the
+// version and revision of the binary it now runs and a healthy raw_exec.
+func (r *run) waitNodeVersion(ctx context.Context, want nomadVersion, index uint64) error {
 	var last string
-	err := cluster.WaitFor(ctx, fmt.Sprintf("node %s ready on %s", upgradedClient, want.Version), r.opts.StartTimeout, 500*time.Millisecond, func() (bool, error) {
+	err := cluster.WaitFor(ctx, fmt.Sprintf("node %s ready on %s", upgradedClient, want.Version), r.opts.StartTimeout, 200*time.Millisecond, func() (bool, error) {
 		if err := r.c.CheckAlive(); err != nil {
 			return false, err
 		}
-		stub, err := r.node(ctx, upgradedClient)
-		if err != nil {
-			return false, err
-		}
-		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
-		defer cancel()
-		api, err := r.api(qctx)
-		if err != nil {
-			return false, err
-		}
-		n, err := api.Node(qctx, stub.ID)
+		n, err := r.nodeDetail(ctx)
 		if err != nil {
 			return false, err
 		}
 		d := n.Drivers["raw_exec"]
-		last = fmt.Sprintf("%s, version %s, revision %s, raw_exec healthy %t", n.Status, n.Attributes["nomad.version"], n.Attributes["nomad.revision"], d != nil && d.Healthy)
-		return n.Status == "ready" && n.Attributes["nomad.version"] == want.Version &&
+		last = fmt.Sprintf("%s, version %s, revision %s, raw_exec healthy %t, modify index %d (before the stop: %d)",
+			n.Status, n.Attributes["nomad.version"], n.Attributes["nomad.revision"], d != nil && d.Healthy, n.ModifyIndex, index)
+		return n.ModifyIndex > index && n.Status == "ready" && n.Attributes["nomad.version"] == want.Version &&
 			(want.Revision == "" || n.Attributes["nomad.revision"] == want.Revision) && d != nil && d.Healthy, nil
 	})
 	if err != nil && last != "" {

@@ -190,29 +190,44 @@ func TestProcStart(t *testing.T) {
 }
 
 func TestRestoreErrors(t *testing.T) {
-	log := []byte(`    2026-12-02T03:10:00.000Z [INFO]  client: started client: node_id=1234
-    2026-12-02T03:10:00.100Z [ERROR] client: error restoring alloc: error="failed to decode" alloc_id=a1
-    2026-12-02T03:10:00.200Z [WARN]  client: found an alloc without any local state, skipping restore: alloc_id=a2
-    2026-12-02T03:10:00.300Z [WARN]  client.alloc_runner.task_runner.task_hook.logmon: failed to reattach to logmon process: alloc_id=a3 task=task error="Reattachment process not found"
-    2026-12-02T03:10:00.400Z [ERROR] client.driver_mgr.raw_exec: failed to reattach to executor: driver=raw_exec error="EOF" task_id=a4/task/1
-    2026-12-02T03:10:00.500Z [INFO]  client.alloc_runner.task_runner: task failed to restore; waiting to contact server before restarting: alloc_id=a5 task=task
-    2026-12-02T03:10:00.600Z [WARN]  client.state_mgr: deleting unexpected state entry for allocation: alloc_id=a6
+	const (
+		running  = "0b1c2d3e-0000-4000-8000-000000000001"
+		terminal = "0b1c2d3e-0000-4000-8000-000000000002"
+	)
+	log := []byte(`    2026-12-02T03:10:00.000Z [INFO]  client: started client: node_id=9b1c2d3e-0000-4000-8000-00000000000f
+    2026-12-02T03:10:00.100Z [ERROR] client: error restoring alloc: error="failed to decode" alloc_id=` + running + `
+    2026-12-02T03:10:00.200Z [WARN]  client: found an alloc without any local state, skipping restore: alloc_id=` + running + `
+    2026-12-02T03:10:00.300Z [WARN]  client.alloc_runner.task_runner.task_hook.logmon: failed to reattach to logmon process: alloc_id=` + running + ` task=task error="Reattachment process not found"
+    2026-12-02T03:10:00.400Z [ERROR] client.driver_mgr.raw_exec: failed to reattach to executor: driver=raw_exec error="EOF" task_id=` + running + `/task/1a2b3c4d
+    2026-12-02T03:10:00.450Z [ERROR] client.driver_mgr.raw_exec: failed to reattach to executor: driver=raw_exec error="Reattachment process not found" task_id=` + terminal + `/task/5e6f7a8b
+    2026-12-02T03:10:00.500Z [INFO]  client.alloc_runner.task_runner: task failed to restore; waiting to contact server before restarting: alloc_id=` + running + ` task=task
+    2026-12-02T03:10:00.600Z [WARN]  client.state_mgr: deleting unexpected state entry for allocation: alloc_id=` + terminal + ` alloc_id=` + running + `
+    2026-12-02T03:10:00.700Z [ERROR] client: failed to restore state: error="bolt: timeout"
     2026-12-02T03:10:01.000Z [INFO]  client: node registration complete
 panic: runtime error: invalid memory address or nil pointer dereference
 `)
-	got := RestoreErrors(log)
-	want := []string{"error restoring alloc", "without any local state", "failed to reattach to logmon", "failed to reattach to executor", "task failed to restore", "deleting unexpected", "panic: runtime error"}
-	if len(got) != len(want) {
-		t.Fatalf("got %d lines, want %d: %q", len(got), len(want), got)
+	errs, other := RestoreErrors(log, map[string]bool{terminal: true})
+	want := []string{"error restoring alloc", "without any local state", "failed to reattach to logmon", "failed to reattach to executor: driver=raw_exec error=\"EOF\"",
+		"task failed to restore", "deleting unexpected", "failed to restore state", "panic: runtime error"}
+	if len(errs) != len(want) {
+		t.Fatalf("got %d lines, want %d: %q", len(errs), len(want), errs)
 	}
 	for i, w := range want {
-		if !strings.Contains(got[i], w) {
-			t.Errorf("line %d %q, want %q", i, got[i], w)
+		if !strings.Contains(errs[i], w) {
+			t.Errorf("line %d %q, want %q", i, errs[i], w)
 		}
 	}
+	// Only the line that names nothing but a terminal allocation is set
+	// aside; with no allocation in terminal it counts too.
+	if len(other) != 1 || !strings.Contains(other[0], terminal+"/task") {
+		t.Errorf("other %q, want the terminal allocation's reattach line", other)
+	}
+	if errs, _ := RestoreErrors(log, nil); len(errs) != len(want)+1 {
+		t.Errorf("without terminal allocations: %d errors, want %d", len(errs), len(want)+1)
+	}
 	clean := []byte("    [INFO]  client: node registration complete\n    [INFO]  client.alloc_runner.task_runner: Task event: msg=\"Task started by client\"\n")
-	if got := RestoreErrors(clean); len(got) != 0 {
-		t.Errorf("a clean log: %q", got)
+	if errs, other := RestoreErrors(clean, nil); len(errs)+len(other) != 0 {
+		t.Errorf("a clean log: %q, %q", errs, other)
 	}
 }
 
@@ -254,15 +269,15 @@ func TestUpgradeStepOK(t *testing.T) {
 }
 
 func TestUpgradeResultOK(t *testing.T) {
-	ok := Result{Fault: "upgrade", Steps: []UpgradeStep{okStep(), okStep()}, Verdict: Verdict{Checked: 6}}
+	ok := Result{Fault: "upgrade", Steps: []UpgradeStep{okStep(), okStep(), okStep()}, Verdict: Verdict{Checked: 6}}
 	if !ok.OK() {
 		t.Fatal("a clean upgrade run not ok")
 	}
 	bad := okStep()
 	bad.SamePIDs = 0
 	for name, r := range map[string]Result{
-		"one swap only":   {Fault: "upgrade", Steps: []UpgradeStep{okStep()}, Verdict: Verdict{Checked: 6}},
-		"a bad swap":      {Fault: "upgrade", Steps: []UpgradeStep{okStep(), bad}, Verdict: Verdict{Checked: 6}},
+		"two swaps only":  {Fault: "upgrade", Steps: []UpgradeStep{okStep(), okStep()}, Verdict: Verdict{Checked: 6}},
+		"a bad swap":      {Fault: "upgrade", Steps: []UpgradeStep{okStep(), bad, okStep()}, Verdict: Verdict{Checked: 6}},
 		"a lost update":   {Fault: "upgrade", Steps: ok.Steps, Verdict: Verdict{Checked: 6, Lost: []Finding{{Alloc: "a"}}}},
 		"nothing checked": {Fault: "upgrade", Steps: ok.Steps},
 		"unchecked":       {Fault: "upgrade", Steps: ok.Steps, Verdict: Verdict{Checked: 6, Unchecked: 1}},
@@ -315,12 +330,15 @@ func TestWriteTableUpgrade(t *testing.T) {
 	bad.From, bad.To, bad.SamePIDs = "fork", "v1.5.3", 5
 	bad.Problems = []string{"task 01234567/task: process pid 101 before the swap, pid 201 after"}
 	bad.LogErrors = []string{"[ERROR] client: error restoring alloc"}
+	back.TerminalLogErrors = []string{"[ERROR] client.driver_mgr.raw_exec: failed to reattach to executor"}
+	control := back
+	control.From, control.UpdateVersion = "v1.5.3", 3
 	rep := &Report{
 		Date: time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC), Machine: "2 cores", Count: 30,
 		Faults: []string{"upgrade"},
 		Results: []Result{
-			{Fault: "upgrade", Label: "fork", Upstream: "v1.5.3", Count: 6, Steps: []UpgradeStep{okStep(), back}, Verdict: Verdict{Checked: 6}},
-			{Fault: "upgrade", Label: "variant", Upstream: "v1.5.3", Count: 6, Steps: []UpgradeStep{okStep(), bad}, Verdict: Verdict{Checked: 6}},
+			{Fault: "upgrade", Label: "fork", Upstream: "v1.5.3", Count: 6, Steps: []UpgradeStep{okStep(), back, control}, Verdict: Verdict{Checked: 6}},
+			{Fault: "upgrade", Label: "variant", Upstream: "v1.5.3", Count: 6, Steps: []UpgradeStep{okStep(), bad, control}, Verdict: Verdict{Checked: 6}},
 		},
 	}
 	var b bytes.Buffer
@@ -330,8 +348,9 @@ func TestWriteTableUpgrade(t *testing.T) {
 	out := b.String()
 	for _, want := range []string{
 		"upgrade: in-place upgrade and back",
-		"v1.5.3 → fork", "fork → v1.5.3", "6/6", "5/6", "NOT OK",
-		"fork (servers v1.5.3, 6 allocations): 2 swap(s); then 0 lost updates, 0 duplicate runs, 6 checked against the client's stored state: ok",
+		"v1.5.3 → fork", "fork → v1.5.3", "v1.5.3 → v1.5.3", "6/6", "5/6", "NOT OK",
+		"fork: fork → v1.5.3: 1 log line(s) of allocations in terminal (not counted), e.g. [ERROR] client.driver_mgr.raw_exec: failed to reattach",
+		"fork (servers v1.5.3, 6 allocations): 3 swap(s); then 0 lost updates, 0 duplicate runs, 6 checked against the client's stored state: ok",
 		"variant: fork → v1.5.3: task 01234567/task: process pid 101",
 		"variant: fork → v1.5.3: log: [ERROR] client: error restoring alloc",
 		"2 run(s)", "1 not ok",

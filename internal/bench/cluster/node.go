@@ -13,6 +13,9 @@ type Node struct {
 	Status     string
 	Attributes map[string]string
 	Drivers    map[string]*DriverInfo
+	// ModifyIndex grows with every change the servers make to the node,
+	// such as an agent registering it again on its start.
+	ModifyIndex uint64
 }
 
 // Node returns the servers' view of the node with the given ID.
