@@ -35,10 +35,13 @@ each scenario × binary in a fresh sandbox, one at a time:
                   tested binary on its data dir, then with upstream again; after
                   each swap: the same allocations run, the same task PIDs, no
                   restore error in its log, the node ready, a job update deploys
+  upgrade-control the upgrade checks' live control: the upgrade, but one task's
+                  process is killed while the client is stopped for the first
+                  swap; ok only when exactly that task is reported
   mixed           upstream servers and client1, client2 and client3 of the
                   tested binary deploy and roll one job
 
-upgrade and mixed run for the fork and the variants only, beside the pinned
+upgrade, upgrade-control and mixed run for the fork and the variants only, beside the pinned
 version's unpatched binary (built or reused even when -versions leaves it
 out), whose servers stay on upstream.
 
@@ -50,7 +53,7 @@ Prints a table per scenario; writes <o>/faults.json and each run's agent
 logs and views under <o>/runs. Exits 1 when a run of the fork lost an
 update (but the control's), ran an allocation twice, did not converge or
 failed.
--smoke: client-restart on the fork only, output in <o>/smoke.`
+-smoke: client-restart and upgrade on the fork only, output in <o>/smoke.`
 
 // runFaults builds or reuses the binaries and runs the faults package's
 // scenarios.
@@ -58,7 +61,7 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "faults", faultsUsage, faultsHelp)
 	opts := faults.DefaultOptions
 	opts.ScenarioFlags(fs)
-	smoke := fs.Bool("smoke", false, "smoke test: client-restart on the fork only, output in <o>/smoke")
+	smoke := fs.Bool("smoke", false, "smoke test: client-restart and upgrade on the fork only, output in <o>/smoke")
 	list := fs.String("faults", "all", "comma-separated `scenarios` to run: "+strings.Join(faults.FaultNames(), ", ")+" or all")
 	versions := fs.String("versions", "", "comma-separated `labels`: the pinned version (unpatched), fork, upstream versions such as "+bench.RefVersion+" (default: all three; -smoke: fork)")
 	var variants bench.VariantFlag
@@ -85,7 +88,7 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 	}
 	if *smoke {
 		if !set["faults"] {
-			*list = "client-restart"
+			*list = "client-restart,upgrade"
 		}
 		if !set["versions"] {
 			*versions = bench.ForkLabel

@@ -46,6 +46,7 @@ var Faults = []Fault{
 	{Name: "server-stall", Summary: "SIGSTOP the Raft leader for 15 s mid deployment, then SIGCONT"},
 	{Name: "dropped-update", Summary: "the checker's control: after convergence, restart a task on client1 while its link is down and stop the agent before it reconnects; exactly that update must be reported lost", Control: true},
 	{Name: "upgrade", Summary: "in-place upgrade and back: a client of upstream with running raw_exec tasks is stopped, started with the tested binary on its data dir, then with upstream again, then restarted on upstream (the control); after each swap the same allocations and task processes run, no restore error is logged for them, the node is ready and a job update deploys", Upgrade: true, Count: 6},
+	{Name: "upgrade-control", Summary: "the upgrade checks' live control: the upgrade, but one task's process is killed while client1 is stopped for the first swap; exactly that task must be reported (not kept, restarted)", Upgrade: true, Control: true, Count: 6},
 	{Name: "mixed", Summary: "upstream servers, an upstream client and two clients of the tested binary deploy and roll one job", Mixed: true},
 }
 

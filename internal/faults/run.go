@@ -160,6 +160,9 @@ type Result struct {
 	// beside Label; Steps are the upgrade scenario's swaps.
 	Upstream string        `json:"upstream,omitempty"`
 	Steps    []UpgradeStep `json:"steps,omitempty"`
+	// Killed is the task (TaskKey) whose process the upgrade control
+	// killed while its client was stopped.
+	Killed string `json:"killed,omitempty"`
 	Notes    []string      `json:"notes,omitempty"`
 	Error    string        `json:"error,omitempty"`
 }
@@ -172,7 +175,11 @@ const upgradeSwaps = 3
 // convergence.
 func (r *Result) OK() bool {
 	if f, err := LookupFault(r.Fault); err == nil && f.Upgrade {
-		return r.Error == "" && r.upgradeOK() && len(r.Lost) == 0 && len(r.Duplicates) == 0 && r.Unchecked == 0 && r.Checked > 0
+		steps := r.upgradeOK
+		if f.Control {
+			steps = r.controlOK
+		}
+		return r.Error == "" && steps() && len(r.Lost) == 0 && len(r.Duplicates) == 0 && r.Unchecked == 0 && r.Checked > 0
 	}
 	return r.Error == "" && r.lostAsExpected() && len(r.Duplicates) == 0 && r.ConvergeSeconds != nil && r.Unchecked == 0
 }
@@ -185,6 +192,32 @@ func (r *Result) upgradeOK() bool {
 	}
 	for i := range r.Steps {
 		if !r.Steps[i].OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// controlOK reports whether the upgrade control's run found exactly the
+// task it killed: the first swap reports problems, each naming the
+// killed task's allocation, every other task process kept; the other
+// swaps are ok.
+func (r *Result) controlOK() bool {
+	if len(r.Steps) != upgradeSwaps || r.Killed == "" {
+		return false
+	}
+	first := r.Steps[0]
+	alloc, _, _ := strings.Cut(r.Killed, "/")
+	if len(first.Problems) == 0 || first.SamePIDs != first.Tasks-1 || first.ReadySeconds == nil || first.UpdateSeconds == nil {
+		return false
+	}
+	for _, p := range append(append([]string(nil), first.Problems...), first.LogErrors...) {
+		if !strings.Contains(p, shortID(alloc)) {
+			return false
+		}
+	}
+	for i := range r.Steps[1:] {
+		if !r.Steps[1+i].OK() {
 			return false
 		}
 	}

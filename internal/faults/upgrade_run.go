@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
@@ -181,6 +183,14 @@ func (r *run) upgrade(ctx context.Context) error {
 		if !a.Stop(15 * time.Second) {
 			r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s: %s did not stop within 15s of SIGINT; killed", from, upgradedClient))
 		}
+		if r.fault.Control && len(r.res.Steps) == 0 {
+			key, err := killTask(before)
+			if err != nil {
+				return err
+			}
+			r.res.Killed = key
+			r.logf("killed the process of task %s while %s is stopped", shortKey(key), upgradedClient)
+		}
 		started := time.Now()
 		if err := r.c.RestartWith(a, to.nomad); err != nil {
 			return err
@@ -236,6 +246,21 @@ func (r *run) upgrade(ctx context.Context) error {
 		return err
 	}
 	return r.check(ctx)
+}
+
+// killTask kills (SIGKILL) the process of the snapshot's first task, as
+// a crash would while its agent is stopped, and returns its TaskKey.
+func killTask(s Snapshot) (string, error) {
+	keys := sortedKeys(s.Procs)
+	if len(keys) == 0 {
+		return "", errors.New("no task process to kill")
+	}
+	for _, p := range s.Procs[keys[0]] {
+		if err := syscall.Kill(p.PID, syscall.SIGKILL); err != nil {
+			return "", fmt.Errorf("killing task %s's process %d: %w", shortKey(keys[0]), p.PID, err)
+		}
+	}
+	return keys[0], nil
 }
 
 // terminalAllocs returns the job's allocations the servers hold in a

@@ -289,6 +289,44 @@ func TestUpgradeResultOK(t *testing.T) {
 	}
 }
 
+// TestUpgradeControlOK: the control's run is ok only when the first swap
+// reports the killed task's allocation and nothing else.
+func TestUpgradeControlOK(t *testing.T) {
+	const killed = "0b1c2d3e-0000-4000-8000-000000000001"
+	found := okStep()
+	found.SamePIDs = 5
+	found.Problems = []string{"allocation 0b1c2d3e no longer runs on the servers", "task 0b1c2d3e/task: no process after the swap (before: pid 101)"}
+	ok := Result{Fault: "upgrade-control", Killed: TaskKey(killed, "task"), Steps: []UpgradeStep{found, okStep(), okStep()}, Verdict: Verdict{Checked: 6}}
+	if !ok.OK() {
+		t.Fatal("the control's run that found the killed task is not ok")
+	}
+	other := found
+	other.Problems = append([]string{"task 99999999/task: no process after the swap"}, found.Problems[1:]...)
+	otherLog := found
+	otherLog.LogErrors = []string{"[ERROR] client: error restoring alloc: alloc_id=99999999-0000"}
+	two := found
+	two.SamePIDs = 4
+	for name, steps := range map[string][]UpgradeStep{
+		"nothing found":         {okStep(), okStep(), okStep()},
+		"another task found":    {other, okStep(), okStep()},
+		"another log error":     {otherLog, okStep(), okStep()},
+		"two processes gone":    {two, okStep(), okStep()},
+		"a later swap not ok":   {found, found, okStep()},
+		"the control swap only": {found},
+	} {
+		r := ok
+		r.Steps = steps
+		if r.OK() {
+			t.Errorf("%s: ok", name)
+		}
+	}
+	r := ok
+	r.Killed = ""
+	if r.OK() {
+		t.Error("no killed task: ok")
+	}
+}
+
 // TestRunnerPairBinaries: the upgrade and mixed scenarios run for the
 // fork and the variants only, each beside the upstream binary, and are
 // skipped without one.
