@@ -81,6 +81,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 // writeUpgrade prints the upgrade scenario's table: a row per swap of
 // each run, then each run's checker verdict, notes, problems and error.
 func writeUpgrade(w io.Writer, rep *Report, fault string) error {
+	f, _ := LookupFault(fault)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "swap\tallocations kept\ttask PIDs unchanged\trestore errors in log\t(of terminal allocations)\tnode ready after\tjob update\tdeployed in\tresult\t")
 	for i := range rep.Results {
@@ -91,7 +92,12 @@ func writeUpgrade(w io.Writer, rep *Report, fault string) error {
 		for j := range r.Steps {
 			s := &r.Steps[j]
 			result := "ok"
-			if !s.OK() {
+			switch {
+			case f.Control && j == 0 && r.OK():
+				result = "killed task found"
+			case f.Control && j == 0:
+				result = "NOT OK (control)"
+			case !s.OK():
 				result = "NOT OK"
 			}
 			fmt.Fprintf(tw, "%s → %s\t%d/%d\t%d/%d\t%d\t%d\t%s\tv%d\t%s\t%s\t\n", s.From, s.To, s.Kept, s.Allocs, s.SamePIDs, s.Tasks,
@@ -116,6 +122,9 @@ func writeUpgrade(w io.Writer, rep *Report, fault string) error {
 		}
 		fmt.Fprintf(w, "  %s (servers %s, %d allocations): %d swap(s); then %d lost updates, %d duplicate runs, %s checked against the client's stored state: %s\n",
 			r.Label, r.Upstream, r.Count, len(r.Steps), len(r.Lost), len(r.Duplicates), checked, result)
+		if r.Killed != "" {
+			fmt.Fprintf(w, "  %s: killed the process of task %s while the client was stopped for the first swap\n", r.Label, shortKey(r.Killed))
+		}
 		for _, s := range r.Steps {
 			for _, p := range s.Problems {
 				fmt.Fprintf(w, "  %s: %s → %s: %s\n", r.Label, s.From, s.To, p)

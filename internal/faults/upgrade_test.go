@@ -384,6 +384,21 @@ func TestWriteTableUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
+	// The control's first swap found the killed task: the run is ok.
+	found := okStep()
+	found.SamePIDs = 5
+	found.Problems = []string{"task 0b1c2d3e/task: no process after the swap (before: pid 101)"}
+	ctl := &Report{Faults: []string{"upgrade-control"}, Results: []Result{{Fault: "upgrade-control", Label: "fork", Upstream: "v1.5.3", Count: 6,
+		Killed: TaskKey("0b1c2d3e-0000-4000-8000-000000000001", "task"), Steps: []UpgradeStep{found, back, control}, Verdict: Verdict{Checked: 6}}}}
+	var cb bytes.Buffer
+	if err := WriteTable(&cb, ctl); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"killed task found", "fork: killed the process of task 0b1c2d3e/task", "1 run(s) in 0 min; 0 not ok"} {
+		if !strings.Contains(cb.String(), want) {
+			t.Errorf("control table lacks %q:\n%s", want, cb.String())
+		}
+	}
 	for _, want := range []string{
 		"upgrade: in-place upgrade and back",
 		"v1.5.3 → fork", "fork → v1.5.3", "v1.5.3 → v1.5.3", "6/6", "5/6", "NOT OK",
