@@ -107,7 +107,11 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	base := p.Version()
-	labels := []string{base, bench.ForkLabel, bench.RefVersion}
+	labels := []string{base, bench.ForkLabel}
+	if base != bench.RefVersion {
+		// On the reference version's own line its upstream is the base.
+		labels = append(labels, bench.RefVersion)
+	}
 	if *versions != "" {
 		if labels, err = bench.ParseLabels(*versions, base); err != nil {
 			return usageError{fmt.Errorf("-versions: %w", err)}
