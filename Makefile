@@ -116,8 +116,9 @@ bench: tool
 # partition with and without max_client_disconnect, server-stall, and the
 # checker's control dropped-update) on the 3-server cluster for v1.5.3, the
 # fork and v1.6.1, and the fork's upgrade (a client's binary swapped on its
-# data dir: upstream → fork → upstream, raw_exec tasks kept) and mixed
-# (upstream and fork clients side by side), one run at a time: a
+# data dir: upstream → fork → upstream, raw_exec tasks kept), its control
+# upgrade-control, and mixed (upstream and fork clients side by side), one
+# run at a time (docs/faults.md): a
 # table per scenario on stdout, out/faults/faults.json, agent logs and
 # views under out/faults/runs. Fails when a run of the fork is not ok.
 faults: tool
