@@ -12,7 +12,14 @@ import (
 // fault, the fault's length, RPCs and Raft applies; then every finding and
 // error.
 func WriteTable(w io.Writer, rep *Report) error {
-	fmt.Fprintf(w, "faults: %s, %s, job count %d, 3 servers and 3 clients (multi topology)\n", rep.Date.Format("2006-01-02 15:04 UTC"), rep.Machine, rep.Count)
+	fmt.Fprintf(w, "faults: %s, %s, job count %d, 3 servers and 3 clients (multi topology)", rep.Date.Format("2006-01-02 15:04 UTC"), rep.Machine, rep.Count)
+	for _, f := range rep.Faults {
+		if fault, err := LookupFault(f); err == nil && fault.Upgrade {
+			fmt.Fprintf(w, "; upgrade scenarios: %d allocations, 3 servers and 1 client", fault.Count)
+			break
+		}
+	}
+	fmt.Fprintln(w)
 	for _, b := range rep.Binaries {
 		fmt.Fprintf(w, "  %-8s %s\n", b.Label, b.Path)
 	}

@@ -400,6 +400,7 @@ func TestWriteTableUpgrade(t *testing.T) {
 		}
 	}
 	for _, want := range []string{
+		"job count 30, 3 servers and 3 clients (multi topology); upgrade scenarios: 6 allocations, 3 servers and 1 client\n",
 		"upgrade: in-place upgrade and back",
 		"v1.5.3 → fork", "fork → v1.5.3", "v1.5.3 → v1.5.3", "6/6", "5/6", "NOT OK",
 		"fork: fork → v1.5.3: 1 log line(s) of allocations in terminal (not counted), e.g. [ERROR] client.driver_mgr.raw_exec: failed to reattach",
