@@ -162,9 +162,9 @@ type Result struct {
 	Steps    []UpgradeStep `json:"steps,omitempty"`
 	// Killed is the task (TaskKey) whose process the upgrade control
 	// killed while its client was stopped.
-	Killed string `json:"killed,omitempty"`
-	Notes    []string      `json:"notes,omitempty"`
-	Error    string        `json:"error,omitempty"`
+	Killed string   `json:"killed,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
+	Error  string   `json:"error,omitempty"`
 }
 
 // upgradeSwaps is the number of swaps of an upgrade run: to the tested
