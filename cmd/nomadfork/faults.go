@@ -132,6 +132,9 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 	for _, f := range chosen {
 		pair = pair || f.Pair()
 	}
+	if pair && !slices.Contains(labels, bench.ForkLabel) && len(variants) == 0 {
+		return usageError{fmt.Errorf("-faults: upgrade, upgrade-control and mixed run for the fork and the variants only: add %s to -versions or give a -variant", bench.ForkLabel)}
+	}
 	if pair && !slices.Contains(labels, base) {
 		build = append([]string{base}, labels...)
 	}

@@ -25,6 +25,7 @@ func TestFaultsFlags(t *testing.T) {
 		{[]string{"faults", "extra"}, "unexpected arguments"},
 		{[]string{"faults", "-variant", "fork=/x/nomad"}, "-variant fork: the label is taken"},
 		{[]string{"faults", "-variant", "noequals"}, "want name=/path/to/nomad"},
+		{[]string{"faults", "-faults", "upgrade", "-versions", "v1.6.1"}, "run for the fork and the variants only"},
 	} {
 		r := p.nomadfork(c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
