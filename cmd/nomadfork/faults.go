@@ -133,7 +133,13 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 		pair = pair || f.Pair()
 	}
 	if pair && !slices.Contains(labels, bench.ForkLabel) && len(variants) == 0 {
-		return usageError{fmt.Errorf("-faults: upgrade, upgrade-control and mixed run for the fork and the variants only: add %s to -versions or give a -variant", bench.ForkLabel)}
+		if set["faults"] {
+			return usageError{fmt.Errorf("-faults: upgrade, upgrade-control and mixed run for the fork and the variants only: add %s to -versions or give a -variant", bench.ForkLabel)}
+		}
+		// Every scenario, but no tested binary: the others only.
+		chosen = slices.DeleteFunc(chosen, faults.Fault.Pair)
+		pair = false
+		fmt.Fprintf(e.stdout, "note: upgrade, upgrade-control and mixed skipped: they run for the fork and the variants only\n")
 	}
 	if pair && !slices.Contains(labels, base) {
 		build = append([]string{base}, labels...)

@@ -35,6 +35,11 @@ func TestFaultsFlags(t *testing.T) {
 	if r := p.mustFail("faults", "-smoke"); !strings.Contains(r.stderr, "nomadfork apply") {
 		t.Errorf("faults without a work tree: %s", r.stderr)
 	}
+	// Every scenario but no tested binary: the pair scenarios are skipped,
+	// not an error.
+	if r := p.mustFail("faults", "-versions", "v1.6.1"); !strings.Contains(r.stdout, "upgrade, upgrade-control and mixed skipped") || !strings.Contains(r.stderr, "nomadfork apply") {
+		t.Errorf("faults -versions v1.6.1: stdout %q, stderr %q", r.stdout, r.stderr)
+	}
 	r := p.mustRun("help", "faults")
 	for _, s := range faults.FaultNames() {
 		if !strings.Contains(r.stdout, s) {
