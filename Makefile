@@ -72,7 +72,8 @@ test-sim-lines: tool
 # report against newer upstream versions, the benchmark's smoke tests
 # (single topology: v1.5.3 and the fork; multi topology: the fork) and the
 # fault scenarios' smoke test (client-restart on the fork: 0 lost updates,
-# 0 duplicate runs, convergence) and the scale simulation's (20 simulated
+# 0 duplicate runs, convergence; upgrade: a client swapped v1.5.3 → fork →
+# v1.5.3 on its data dir keeps its allocations and task processes) and the scale simulation's (20 simulated
 # nodes, 200 allocations: every one running on the servers, 0 lost
 # updates, convergence). CI runs exactly this.
 test: deps test-tool apply check-lines
@@ -114,7 +115,10 @@ bench: tool
 # `make faults`: every fault scenario (leader-kill, client-restart,
 # partition with and without max_client_disconnect, server-stall, and the
 # checker's control dropped-update) on the 3-server cluster for v1.5.3, the
-# fork and v1.6.1, one run at a time: a
+# fork and v1.6.1, and the fork's upgrade (a client's binary swapped on its
+# data dir: upstream → fork → upstream, raw_exec tasks kept), its control
+# upgrade-control, and mixed (upstream and fork clients side by side), one
+# run at a time (docs/faults.md): a
 # table per scenario on stdout, out/faults/faults.json, agent logs and
 # views under out/faults/runs. Fails when a run of the fork is not ok.
 faults: tool

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
@@ -29,6 +30,20 @@ each scenario × binary in a fresh sandbox, one at a time:
   dropped-update  the checker's control: after convergence, restart a task on a
                   client cut off from the servers and stop the agent before it
                   reconnects; ok only when exactly that update is reported lost
+  upgrade         in-place upgrade and back: a client of unpatched upstream with
+                  6 running raw_exec sleep tasks is stopped and started with the
+                  tested binary on its data dir, then with upstream again; after
+                  each swap: the same allocations run, the same task PIDs, no
+                  restore error in its log, the node ready, a job update deploys
+  upgrade-control the upgrade checks' live control: the upgrade, but one task's
+                  process is killed while the client is stopped for the first
+                  swap; ok only when exactly that task is reported
+  mixed           upstream servers and client1, client2 and client3 of the
+                  tested binary deploy and roll one job
+
+upgrade, upgrade-control and mixed run for the fork and the variants only, beside the pinned
+version's unpatched binary (built or reused even when -versions leaves it
+out), whose servers stay on upstream.
 
 After each fault the run waits for the cluster to converge, stops the
 clients and compares every allocation's ClientStatus, deployment health and
@@ -38,7 +53,7 @@ Prints a table per scenario; writes <o>/faults.json and each run's agent
 logs and views under <o>/runs. Exits 1 when a run of the fork lost an
 update (but the control's), ran an allocation twice, did not converge or
 failed.
--smoke: client-restart on the fork only, output in <o>/smoke.`
+-smoke: client-restart and upgrade on the fork only, output in <o>/smoke.`
 
 // runFaults builds or reuses the binaries and runs the faults package's
 // scenarios.
@@ -46,7 +61,7 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "faults", faultsUsage, faultsHelp)
 	opts := faults.DefaultOptions
 	opts.ScenarioFlags(fs)
-	smoke := fs.Bool("smoke", false, "smoke test: client-restart on the fork only, output in <o>/smoke")
+	smoke := fs.Bool("smoke", false, "smoke test: client-restart and upgrade on the fork only, output in <o>/smoke")
 	list := fs.String("faults", "all", "comma-separated `scenarios` to run: "+strings.Join(faults.FaultNames(), ", ")+" or all")
 	versions := fs.String("versions", "", "comma-separated `labels`: the pinned version (unpatched), fork, upstream versions such as "+bench.RefVersion+" (default: all three; -smoke: fork)")
 	var variants bench.VariantFlag
@@ -73,7 +88,7 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 	}
 	if *smoke {
 		if !set["faults"] {
-			*list = "client-restart"
+			*list = "client-restart,upgrade"
 		}
 		if !set["versions"] {
 			*versions = bench.ForkLabel
@@ -92,7 +107,11 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	base := p.Version()
-	labels := []string{base, bench.ForkLabel, bench.RefVersion}
+	labels := []string{base, bench.ForkLabel}
+	if base != bench.RefVersion {
+		// On the reference version's own line its upstream is the base.
+		labels = append(labels, bench.RefVersion)
+	}
 	if *versions != "" {
 		if labels, err = bench.ParseLabels(*versions, base); err != nil {
 			return usageError{fmt.Errorf("-versions: %w", err)}
@@ -106,17 +125,48 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 		}
 	}
 
-	// The bench's binaries: built once, reused by both verbs.
-	bins, err := e.benchBinaries(ctx, p, filepath.Join(e.out, "bench"), labels, variants)
+	// The bench's binaries: built once, reused by both verbs. The pair
+	// scenarios also need the pinned version's unpatched binary.
+	build := labels
+	pair := false
+	for _, f := range chosen {
+		pair = pair || f.Pair()
+	}
+	if pair && !slices.Contains(labels, bench.ForkLabel) && len(variants) == 0 {
+		if set["faults"] {
+			return usageError{fmt.Errorf("-faults: upgrade, upgrade-control and mixed run for the fork and the variants only: add %s to -versions or give a -variant", bench.ForkLabel)}
+		}
+		// Every scenario, but no tested binary: the others only.
+		chosen = slices.DeleteFunc(chosen, faults.Fault.Pair)
+		pair = false
+		fmt.Fprintf(e.stdout, "note: upgrade, upgrade-control and mixed skipped: they run for the fork and the variants only\n")
+	}
+	if pair && !slices.Contains(labels, base) {
+		build = append([]string{base}, labels...)
+	}
+	built, err := e.benchBinaries(ctx, p, filepath.Join(e.out, "bench"), build, variants)
 	if err != nil {
 		return err
+	}
+	var bins []bench.Binary
+	var upstreamBin *bench.Binary
+	for i, b := range built {
+		if b.Label == base && !b.Variant {
+			upstreamBin = &built[i]
+		}
+		if b.Variant || slices.Contains(labels, b.Label) {
+			bins = append(bins, b)
+		}
+	}
+	if !pair {
+		upstreamBin = nil
 	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	r := &faults.Runner{
-		Options: opts, Faults: chosen, Binaries: bins, Dir: dir, Self: self,
+		Options: opts, Faults: chosen, Binaries: bins, Upstream: upstreamBin, Dir: dir, Self: self,
 		Command: strings.TrimSpace("nomadfork faults " + strings.Join(args, " ")),
 		Stdout:  e.stdout, Stderr: e.stderr,
 	}

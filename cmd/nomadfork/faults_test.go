@@ -25,6 +25,7 @@ func TestFaultsFlags(t *testing.T) {
 		{[]string{"faults", "extra"}, "unexpected arguments"},
 		{[]string{"faults", "-variant", "fork=/x/nomad"}, "-variant fork: the label is taken"},
 		{[]string{"faults", "-variant", "noequals"}, "want name=/path/to/nomad"},
+		{[]string{"faults", "-faults", "upgrade", "-versions", "v1.6.1"}, "run for the fork and the variants only"},
 	} {
 		r := p.nomadfork(c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {
@@ -33,6 +34,11 @@ func TestFaultsFlags(t *testing.T) {
 	}
 	if r := p.mustFail("faults", "-smoke"); !strings.Contains(r.stderr, "nomadfork apply") {
 		t.Errorf("faults without a work tree: %s", r.stderr)
+	}
+	// Every scenario but no tested binary: the pair scenarios are skipped,
+	// not an error.
+	if r := p.mustFail("faults", "-versions", "v1.6.1"); !strings.Contains(r.stdout, "upgrade, upgrade-control and mixed skipped") || !strings.Contains(r.stderr, "nomadfork apply") {
+		t.Errorf("faults -versions v1.6.1: stdout %q, stderr %q", r.stdout, r.stderr)
 	}
 	r := p.mustRun("help", "faults")
 	for _, s := range faults.FaultNames() {

@@ -23,7 +23,19 @@ type Fault struct {
 	// Control marks the checker's live control: the run loses one update
 	// on purpose, and is ok only when exactly that one is reported lost.
 	Control bool
+	// Upgrade and Mixed scenarios run two binaries: the pinned version's
+	// unpatched upstream and the binary under test (the fork or a
+	// variant; they run for no other binary). Upgrade swaps one client's
+	// binary on its data dir, to the tested one and back; Mixed runs
+	// clients of both side by side.
+	Upgrade, Mixed bool
+	// Count, when set, is the job's count in this scenario, whatever -n.
+	Count int
 }
+
+// Pair reports whether the scenario runs upstream and a tested binary
+// together.
+func (f Fault) Pair() bool { return f.Upgrade || f.Mixed }
 
 // The scenarios, in the order they run.
 var Faults = []Fault{
@@ -33,6 +45,9 @@ var Faults = []Fault{
 	{Name: "partition-mcd", Summary: "the partition with max_client_disconnect = 2m: the node's allocations turn unknown, then reconnect", MaxClientDisconnect: 2 * time.Minute},
 	{Name: "server-stall", Summary: "SIGSTOP the Raft leader for 15 s mid deployment, then SIGCONT"},
 	{Name: "dropped-update", Summary: "the checker's control: after convergence, restart a task on client1 while its link is down and stop the agent before it reconnects; exactly that update must be reported lost", Control: true},
+	{Name: "upgrade", Summary: "in-place upgrade and back: a client of upstream with running raw_exec tasks is stopped, started with the tested binary on its data dir, then with upstream again, then restarted on upstream (the control); after each swap the same allocations and task processes run, no restore error is logged for them, the node is ready and a job update deploys", Upgrade: true, Count: 6},
+	{Name: "upgrade-control", Summary: "the upgrade checks' live control: the upgrade, but one task's process is killed while client1 is stopped for the first swap; exactly that task must be reported (not kept, restarted)", Upgrade: true, Control: true, Count: 6},
+	{Name: "mixed", Summary: "upstream servers, an upstream client and two clients of the tested binary deploy and roll one job", Mixed: true},
 }
 
 // FaultNames lists the scenarios' names.

@@ -12,7 +12,14 @@ import (
 // fault, the fault's length, RPCs and Raft applies; then every finding and
 // error.
 func WriteTable(w io.Writer, rep *Report) error {
-	fmt.Fprintf(w, "faults: %s, %s, job count %d, 3 servers and 3 clients (multi topology)\n", rep.Date.Format("2006-01-02 15:04 UTC"), rep.Machine, rep.Count)
+	fmt.Fprintf(w, "faults: %s, %s, job count %d, 3 servers and 3 clients (multi topology)", rep.Date.Format("2006-01-02 15:04 UTC"), rep.Machine, rep.Count)
+	for _, f := range rep.Faults {
+		if fault, err := LookupFault(f); err == nil && fault.Upgrade {
+			fmt.Fprintf(w, "; upgrade scenarios: %d allocations, 3 servers and 1 client", fault.Count)
+			break
+		}
+	}
+	fmt.Fprintln(w)
 	for _, b := range rep.Binaries {
 		fmt.Fprintf(w, "  %-8s %s\n", b.Label, b.Path)
 	}
@@ -22,6 +29,12 @@ func WriteTable(w io.Writer, rep *Report) error {
 			fmt.Fprintf(w, ": %s", fault.Summary)
 		}
 		fmt.Fprintln(w)
+		if fault, err := LookupFault(f); err == nil && fault.Upgrade {
+			if err := writeUpgrade(w, rep, f); err != nil {
+				return err
+			}
+			continue
+		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "binary\tlost updates\tduplicate runs\tre-run after failed restore\tchecked\tconverged after\tfault lasted\tUpdateAlloc RPCs\tRaft applies\tload\tresult\t")
 		for i := range rep.Results {
@@ -69,6 +82,80 @@ func WriteTable(w io.Writer, rep *Report) error {
 		}
 	}
 	fmt.Fprintf(w, "\n%d run(s) in %.0f min; %d not ok\n", len(rep.Results), rep.Seconds/60, rep.Failed())
+	return nil
+}
+
+// writeUpgrade prints the upgrade scenario's table: a row per swap of
+// each run, then each run's checker verdict, notes, problems and error.
+func writeUpgrade(w io.Writer, rep *Report, fault string) error {
+	f, _ := LookupFault(fault)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "swap\tallocations kept\ttask PIDs unchanged\trestore errors in log\t(of terminal allocations)\tnode ready after\tjob update\tdeployed in\tresult\t")
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		if r.Fault != fault {
+			continue
+		}
+		for j := range r.Steps {
+			s := &r.Steps[j]
+			result := "ok"
+			switch {
+			case f.Control && j == 0 && r.OK():
+				result = "killed task found"
+			case f.Control && j == 0:
+				result = "NOT OK (control)"
+			case !s.OK():
+				result = "NOT OK"
+			}
+			fmt.Fprintf(tw, "%s → %s\t%d/%d\t%d/%d\t%d\t%d\t%s\tv%d\t%s\t%s\t\n", s.From, s.To, s.Kept, s.Allocs, s.SamePIDs, s.Tasks,
+				len(s.LogErrors), len(s.TerminalLogErrors), seconds(s.ReadySeconds), s.UpdateVersion, seconds(s.UpdateSeconds), result)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i := range rep.Results {
+		r := &rep.Results[i]
+		if r.Fault != fault {
+			continue
+		}
+		result := "ok"
+		if !r.OK() {
+			result = "NOT OK"
+		}
+		checked := fmt.Sprintf("%d", r.Checked)
+		if r.Unchecked > 0 {
+			checked += fmt.Sprintf(" (+%d unchecked)", r.Unchecked)
+		}
+		fmt.Fprintf(w, "  %s (servers %s, %d allocations): %d swap(s); then %d lost updates, %d duplicate runs, %s checked against the client's stored state: %s\n",
+			r.Label, r.Upstream, r.Count, len(r.Steps), len(r.Lost), len(r.Duplicates), checked, result)
+		if r.Killed != "" {
+			fmt.Fprintf(w, "  %s: killed the process of task %s while the client was stopped for the first swap\n", r.Label, shortKey(r.Killed))
+		}
+		for _, s := range r.Steps {
+			for _, p := range s.Problems {
+				fmt.Fprintf(w, "  %s: %s → %s: %s\n", r.Label, s.From, s.To, p)
+			}
+			for _, l := range s.LogErrors {
+				fmt.Fprintf(w, "  %s: %s → %s: log: %s\n", r.Label, s.From, s.To, l)
+			}
+			if n := len(s.TerminalLogErrors); n > 0 {
+				fmt.Fprintf(w, "  %s: %s → %s: %d log line(s) of allocations in terminal (not counted), e.g. %s\n", r.Label, s.From, s.To, n, s.TerminalLogErrors[0])
+			}
+		}
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "  %s: %s\n", r.Label, n)
+		}
+		for _, x := range r.Lost {
+			fmt.Fprintf(w, "  %s: lost: %s\n", r.Label, x)
+		}
+		for _, x := range r.Duplicates {
+			fmt.Fprintf(w, "  %s: duplicate: %s\n", r.Label, x)
+		}
+		if r.Error != "" {
+			fmt.Fprintf(w, "  %s: error: %s\n", r.Label, firstLine(r.Error))
+		}
+	}
 	return nil
 }
 

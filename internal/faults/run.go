@@ -40,7 +40,11 @@ type Options struct {
 	Fault string // the scenario's name
 	Nomad string // the nomad binary
 	Label string
-	Dir   string // the run's directory: one subdirectory per agent
+	// Upstream and UpstreamLabel are the pinned version's unpatched
+	// binary, which the upgrade and mixed scenarios run beside Nomad.
+	Upstream      string
+	UpstreamLabel string
+	Dir           string // the run's directory: one subdirectory per agent
 	// DataRoot gets a tmpfs for the agents' data dirs (see bench.Options).
 	DataRoot    string
 	Count       int
@@ -70,6 +74,8 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Fault, "fault", o.Fault, "the scenario")
 	fs.StringVar(&o.Nomad, "nomad", o.Nomad, "the nomad `binary`")
 	fs.StringVar(&o.Label, "label", o.Label, "the binary's `label`")
+	fs.StringVar(&o.Upstream, "upstream", o.Upstream, "the unpatched upstream `binary` the upgrade and mixed scenarios run beside -nomad")
+	fs.StringVar(&o.UpstreamLabel, "upstream-label", o.UpstreamLabel, "the upstream binary's `label`")
 	fs.StringVar(&o.Dir, "dir", o.Dir, "the run's `directory`")
 	fs.StringVar(&o.DataRoot, "data-root", o.DataRoot, "mount a tmpfs for the agents' data dirs at `dir`")
 	o.ScenarioFlags(fs)
@@ -112,8 +118,12 @@ func ParseOptions(args []string) (Options, error) {
 	if err := flagargs.Parse(RunArg, args, o.Flags, "nomad", "dir"); err != nil {
 		return o, err
 	}
-	if _, err := LookupFault(o.Fault); err != nil {
+	f, err := LookupFault(o.Fault)
+	if err != nil {
 		return o, err
+	}
+	if f.Pair() && (o.Upstream == "" || o.UpstreamLabel == "") {
+		return o, fmt.Errorf("%s: -upstream and -upstream-label are required", f.Name)
 	}
 	return o, o.Validate()
 }
@@ -145,15 +155,73 @@ type Result struct {
 	TotalSeconds float64  `json:"total_seconds"`
 	// Load is the machine's 1-minute load average when the fault ended:
 	// times to converge stretch with it.
-	Load  float64  `json:"load1,omitempty"`
-	Notes []string `json:"notes,omitempty"`
-	Error string   `json:"error,omitempty"`
+	Load float64 `json:"load1,omitempty"`
+	// Upstream is the label of the upstream binary a pair scenario ran
+	// beside Label; Steps are the upgrade scenario's swaps.
+	Upstream string        `json:"upstream,omitempty"`
+	Steps    []UpgradeStep `json:"steps,omitempty"`
+	// Killed is the task (TaskKey) whose process the upgrade control
+	// killed while its client was stopped.
+	Killed string   `json:"killed,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
+	Error  string   `json:"error,omitempty"`
 }
+
+// upgradeSwaps is the number of swaps of an upgrade run: to the tested
+// binary, back, and the control's plain restart.
+const upgradeSwaps = 3
 
 // OK reports whether the run shows nothing lost, no duplicate run, and
 // convergence.
 func (r *Result) OK() bool {
+	if f, err := LookupFault(r.Fault); err == nil && f.Upgrade {
+		steps := r.upgradeOK
+		if f.Control {
+			steps = r.controlOK
+		}
+		return r.Error == "" && steps() && len(r.Lost) == 0 && len(r.Duplicates) == 0 && r.Unchecked == 0 && r.Checked > 0
+	}
 	return r.Error == "" && r.lostAsExpected() && len(r.Duplicates) == 0 && r.ConvergeSeconds != nil && r.Unchecked == 0
+}
+
+// upgradeOK reports whether the upgrade run made both swaps and each was
+// ok.
+func (r *Result) upgradeOK() bool {
+	if len(r.Steps) != upgradeSwaps {
+		return false
+	}
+	for i := range r.Steps {
+		if !r.Steps[i].OK() {
+			return false
+		}
+	}
+	return true
+}
+
+// controlOK reports whether the upgrade control's run found exactly the
+// task it killed: the first swap reports problems, each naming the
+// killed task's allocation, every other task process kept; the other
+// swaps are ok.
+func (r *Result) controlOK() bool {
+	if len(r.Steps) != upgradeSwaps || r.Killed == "" {
+		return false
+	}
+	first := r.Steps[0]
+	alloc, _, _ := strings.Cut(r.Killed, "/")
+	if len(first.Problems) == 0 || first.SamePIDs != first.Tasks-1 || first.ReadySeconds == nil || first.UpdateSeconds == nil {
+		return false
+	}
+	for _, p := range append(append([]string(nil), first.Problems...), first.LogErrors...) {
+		if !strings.Contains(p, shortID(alloc)) {
+			return false
+		}
+	}
+	for i := range r.Steps[1:] {
+		if !r.Steps[1+i].OK() {
+			return false
+		}
+	}
+	return true
 }
 
 // lostAsExpected reports whether the lost updates are exactly the ones
@@ -206,6 +274,12 @@ type run struct {
 // result is never nil.
 func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Result, error) {
 	res := &Result{Fault: opts.Fault, Label: opts.Label, Count: opts.Count}
+	if f, err := LookupFault(opts.Fault); err == nil && f.Count > 0 {
+		res.Count = f.Count
+	}
+	if f, err := LookupFault(opts.Fault); err == nil && f.Pair() {
+		res.Upstream = opts.UpstreamLabel
+	}
 	start := time.Now()
 	defer func() { res.TotalSeconds = time.Since(start).Seconds() }()
 	if err := sandbox.Verify(); err != nil {
@@ -240,7 +314,7 @@ func (r *run) logf(format string, args ...any) {
 }
 
 func (r *run) job(version int) *cluster.Job {
-	j := cluster.ServiceJob(JobID, r.opts.Count, version, r.opts.MaxParallel)
+	j := cluster.ServiceJob(JobID, r.count(), version, r.opts.MaxParallel)
 	j.TaskGroups[0].Update.MinHealthyTime = time.Second
 	j.TaskGroups[0].Update.HealthyDeadline = 2 * time.Minute
 	j.TaskGroups[0].Update.ProgressDeadline = 5 * time.Minute
@@ -251,11 +325,11 @@ func (r *run) job(version int) *cluster.Job {
 }
 
 func (r *run) run(ctx context.Context) error {
+	if r.fault.Upgrade {
+		return r.upgrade(ctx)
+	}
 	t0 := time.Now()
-	c, err := cluster.Start(ctx, cluster.Spec{
-		Topology: cluster.Multi, Nomad: r.opts.Nomad, Dir: r.opts.Dir, DataRoot: r.opts.DataRoot,
-		Clients: 3, StartTimeout: r.opts.StartTimeout, Log: r.log,
-	})
+	c, err := cluster.Start(ctx, r.clusterSpec())
 	if err != nil {
 		return err
 	}
@@ -268,7 +342,7 @@ func (r *run) run(ctx context.Context) error {
 	if err := r.waitDeployment(ctx, 0, r.opts.DeployTimeout); err != nil {
 		return fmt.Errorf("initial deployment: %w", err)
 	}
-	r.logf("initial deployment of %d allocations successful", r.opts.Count)
+	r.logf("initial deployment of %d allocations successful", r.count())
 
 	before := r.counters(ctx)
 	if err := r.register(ctx, 1); err != nil {
@@ -308,6 +382,11 @@ func (r *run) run(ctx context.Context) error {
 			return fmt.Errorf("dropping an update: %w", err)
 		}
 		r.res.ExpectedLost = []string{id}
+	}
+	if r.fault.Mixed {
+		if err := r.checkMixed(ctx); err != nil {
+			return err
+		}
 	}
 	if err := r.check(ctx); err != nil {
 		return err
@@ -503,8 +582,9 @@ func (r *run) inject(ctx context.Context) (time.Time, error) {
 		r.res.Notes = append(r.res.Notes, "leader "+leader.Spec.Name+" paused 15s")
 		return time.Now(), nil
 	}
-	if r.fault.Control {
-		// The control's fault comes after convergence (dropUpdate).
+	if r.fault.Control || r.fault.Mixed {
+		// The control's fault comes after convergence (dropUpdate); the
+		// mixed cluster is the scenario.
 		return time.Now(), nil
 	}
 	return time.Time{}, fmt.Errorf("no injection for %s", r.fault.Name)
@@ -656,7 +736,7 @@ func (r *run) unconverged(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return Unconverged(allocs, r.opts.Count, 1), nil
+	return Unconverged(allocs, r.count(), 1), nil
 }
 
 // Unconverged says why a job's allocations are not at rest at version,
@@ -782,12 +862,12 @@ func mustJSON(v any) []byte {
 	return data
 }
 
-// clientState runs `nomad operator client-state` on the stopped client's
-// state directory.
+// clientState runs `nomad operator client-state` of the binary the client
+// ran last on the stopped client's state directory.
 func (r *run) clientState(ctx context.Context, a *cluster.Agent) (ClientView, error) {
 	qctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(qctx, r.opts.Nomad, "operator", "client-state", filepath.Join(a.Spec.Data, "client"))
+	cmd := exec.CommandContext(qctx, a.Nomad(), "operator", "client-state", filepath.Join(a.Spec.Data, "client"))
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -13,6 +13,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 	o := DefaultOptions
 	o.Fault, o.Nomad, o.Label, o.Dir = "partition-mcd", "/x/nomad", "fork", "/x/run"
 	o.Count, o.ConvergeTimeout = 12, 90*time.Second
+	o.Upstream, o.UpstreamLabel = "/x/upstream", "v1.5.3"
 	got, err := ParseOptions(o.Args())
 	if err != nil {
 		t.Fatal(err)
@@ -25,6 +26,9 @@ func TestOptionsRoundTrip(t *testing.T) {
 		{"-dir=/y", "-fault=leader-kill"},
 		{"-nomad=/x", "-dir=/y", "-fault=leader-kill", "-n=1"},
 		{"-nomad=/x", "-dir=/y", "-fault=leader-kill", "stray"},
+		// The pair scenarios need the upstream binary.
+		{"-nomad=/x", "-dir=/y", "-fault=upgrade"},
+		{"-nomad=/x", "-dir=/y", "-fault=mixed", "-upstream=/u"},
 	} {
 		if _, err := ParseOptions(args); err == nil {
 			t.Errorf("ParseOptions(%q) accepted", args)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
@@ -33,6 +34,10 @@ type Runner struct {
 	Options  Options // the scenario options; Fault, Nomad, Label and Dir are set per run
 	Faults   []Fault
 	Binaries []bench.Binary
+	// Upstream is the pinned version's unpatched binary, which the upgrade
+	// and mixed scenarios run beside each tested binary (the fork and the
+	// variants); without it they are skipped with a note.
+	Upstream *bench.Binary
 	// Dir is the results directory: runs/<fault>-<label> per run.
 	Dir string
 	// Self is the tool's executable, re-run in each sandbox with RunArg.
@@ -55,6 +60,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	for _, f := range r.Faults {
 		rep.Faults = append(rep.Faults, f.Name)
 	}
+	if r.Upstream != nil && !hasLabel(rep.Binaries, r.Upstream.Label) {
+		rep.Binaries = append(append([]bench.Binary(nil), rep.Binaries...), *r.Upstream)
+	}
 	// Agents run in their own directories: every path they get is absolute.
 	dir, err := filepath.Abs(r.Dir)
 	if err != nil {
@@ -65,11 +73,21 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		return rep, err
 	}
 	start := time.Now()
-	total := len(r.Faults) * len(r.Binaries)
+	total := 0
 	for _, f := range r.Faults {
-		for _, bin := range r.Binaries {
+		total += len(r.binariesOf(f))
+	}
+	for _, f := range r.Faults {
+		if f.Pair() && r.Upstream == nil {
+			fmt.Fprintf(r.Stdout, "note: %s skipped: it needs the unpatched upstream binary\n", f.Name)
+			continue
+		}
+		for _, bin := range r.binariesOf(f) {
 			o := r.Options
 			o.Fault, o.Nomad, o.Label = f.Name, bin.Path, bin.Label
+			if f.Pair() {
+				o.Upstream, o.UpstreamLabel = r.Upstream.Path, r.Upstream.Label
+			}
 			o.Dir = filepath.Join(r.Dir, "runs", f.Name+"-"+bin.Label)
 			what := fmt.Sprintf("run %d/%d: %s, %s", len(rep.Results)+1, total, f.Name, bin.Label)
 			fmt.Fprintf(r.Stdout, "==> %s\n", what)
@@ -82,8 +100,13 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 			if !res.OK() {
 				status = "NOT OK"
 			}
-			fmt.Fprintf(r.Stdout, "    %s: %s in %s: %d lost, %d duplicate runs, %d re-run after a failed restore, converged %s\n", what, status,
-				time.Since(t0).Round(time.Second), len(res.Lost), len(res.Duplicates), len(res.Rerun), seconds(res.ConvergeSeconds))
+			if f.Upgrade {
+				fmt.Fprintf(r.Stdout, "    %s: %s in %s: %s; %d lost, %d duplicate runs\n", what, status,
+					time.Since(t0).Round(time.Second), stepsSummary(res.Steps), len(res.Lost), len(res.Duplicates))
+			} else {
+				fmt.Fprintf(r.Stdout, "    %s: %s in %s: %d lost, %d duplicate runs, %d re-run after a failed restore, converged %s\n", what, status,
+					time.Since(t0).Round(time.Second), len(res.Lost), len(res.Duplicates), len(res.Rerun), seconds(res.ConvergeSeconds))
+			}
 			if res.Error != "" {
 				fmt.Fprintf(r.Stdout, "    error: %s (agent logs in %s)\n", res.Error, o.Dir)
 			}
@@ -95,6 +118,46 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// binariesOf returns the binaries the scenario runs for: every one, but
+// for a pair scenario only the tested ones (the fork and the variants),
+// each beside Upstream.
+func (r *Runner) binariesOf(f Fault) []bench.Binary {
+	if !f.Pair() {
+		return r.Binaries
+	}
+	if r.Upstream == nil {
+		return nil
+	}
+	var out []bench.Binary
+	for _, b := range r.Binaries {
+		if b.Label == bench.ForkLabel || b.Variant {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func hasLabel(bins []bench.Binary, label string) bool {
+	for _, b := range bins {
+		if b.Label == label {
+			return true
+		}
+	}
+	return false
+}
+
+// stepsSummary sums up an upgrade run's swaps on one line.
+func stepsSummary(steps []UpgradeStep) string {
+	if len(steps) == 0 {
+		return "no swap made"
+	}
+	var parts []string
+	for _, s := range steps {
+		parts = append(parts, fmt.Sprintf("%s → %s: %d/%d allocations kept, %d/%d same PIDs, %d restore errors", s.From, s.To, s.Kept, s.Allocs, s.SamePIDs, s.Tasks, len(s.LogErrors)))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // runOne runs one scenario in a fresh sandbox; the result is never nil.

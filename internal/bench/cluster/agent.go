@@ -39,6 +39,12 @@ type AgentSpec struct {
 	Dir string
 	// Data is the agent's data_dir.
 	Data string
+	// Drivers are drivers a client allows besides mock_driver (a driver
+	// that needs enabling, such as raw_exec, also needs its plugin block
+	// in Extra).
+	Drivers []string `json:",omitempty"`
+	// Extra is HCL appended to the agent's configuration.
+	Extra string `json:",omitempty"`
 }
 
 // HTTPAddr is the agent's HTTP address.
@@ -88,14 +94,17 @@ disable_update_check = true
   servers = %s
   network_interface = %q
   options = {
-    "driver.allowlist" = "mock_driver"
+    "driver.allowlist" = %q
     "fingerprint.denylist" = "env_aws,env_gce,env_azure,env_digitalocean"
   }
 }
 
-`, quoteList(s.ServerRPCs), s.NetworkInterface)
+`, quoteList(s.ServerRPCs), s.NetworkInterface, strings.Join(append([]string{"mock_driver"}, s.Drivers...), ","))
 	}
 	b.WriteString("telemetry {\n  prometheus_metrics = true\n  disable_hostname = true\n}\n")
+	if s.Extra != "" {
+		b.WriteString("\n" + strings.TrimRight(s.Extra, "\n") + "\n")
+	}
 	return b.String()
 }
 
@@ -106,6 +115,7 @@ type Agent struct {
 	API  *Client
 
 	mu      sync.Mutex
+	nomad   string // the binary it runs (or last ran)
 	cmd     *exec.Cmd
 	done    chan struct{}
 	err     error
@@ -125,7 +135,21 @@ func (a *Agent) start(nomad string) error {
 	if err := os.WriteFile(cfg, []byte(spec.Config()), 0o644); err != nil {
 		return err
 	}
-	return a.launch(nomad, "agent", "-config", cfg)
+	if err := a.launch(nomad, "agent", "-config", cfg); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	a.nomad = nomad
+	a.mu.Unlock()
+	return nil
+}
+
+// Nomad is the nomad binary the agent runs, or ran last; "" if it never
+// started.
+func (a *Agent) Nomad() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.nomad
 }
 
 // launch starts argv on the agent's host in its directory, its output

@@ -126,3 +126,32 @@ func TestParseTopology(t *testing.T) {
 		t.Error("star accepted")
 	}
 }
+
+// TestConfigDriversAndExtra: a client allows its extra drivers beside
+// mock_driver and gets the extra HCL; without them it allows mock_driver
+// only.
+func TestConfigDriversAndExtra(t *testing.T) {
+	specs := Layout(Multi, "/run", "/data", 1)
+	client := specs[3]
+	if cfg := client.Config(); !strings.Contains(cfg, `"driver.allowlist" = "mock_driver"`) || strings.Contains(cfg, "plugin") {
+		t.Errorf("plain client config:\n%s", cfg)
+	}
+	client.Drivers = []string{"raw_exec"}
+	client.Extra = "plugin \"raw_exec\" {\n  config {\n    enabled = true\n  }\n}\n"
+	cfg := client.Config()
+	for _, want := range []string{`"driver.allowlist" = "mock_driver,raw_exec"`, "plugin \"raw_exec\" {\n  config {\n    enabled = true", "disable_update_check = true"} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("config lacks %q:\n%s", want, cfg)
+		}
+	}
+}
+
+func TestNomadOf(t *testing.T) {
+	c := &Cluster{Spec: Spec{Nomad: "/up/nomad", AgentNomad: map[string]string{"client2": "/fork/nomad"}}}
+	if got := c.nomadOf("client2"); got != "/fork/nomad" {
+		t.Errorf("client2 runs %s", got)
+	}
+	if got := c.nomadOf("server1"); got != "/up/nomad" {
+		t.Errorf("server1 runs %s", got)
+	}
+}

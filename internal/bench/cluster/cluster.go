@@ -70,7 +70,14 @@ type Spec struct {
 	// connections per client IP address, which many clients on one host
 	// (a node simulator) exceed.
 	ServerRPCMaxConnsPerClient *int
-	Log                        io.Writer
+	// AgentNomad, when it names an agent, is the binary that agent runs
+	// instead of Nomad (a cluster of mixed versions).
+	AgentNomad map[string]string
+	// ClientDrivers and ClientExtra are every client's AgentSpec.Drivers
+	// and AgentSpec.Extra.
+	ClientDrivers []string
+	ClientExtra   string
+	Log           io.Writer
 }
 
 // Layout returns the agents of the topology: servers first, then clients,
@@ -160,6 +167,8 @@ func (c *Cluster) start(ctx context.Context) error {
 	for i := range specs {
 		if specs[i].Server {
 			specs[i].RPCMaxConnsPerClient = c.Spec.ServerRPCMaxConnsPerClient
+		} else {
+			specs[i].Drivers, specs[i].Extra = c.Spec.ClientDrivers, c.Spec.ClientExtra
 		}
 	}
 	if c.Spec.Topology == Multi {
@@ -191,7 +200,7 @@ func (c *Cluster) start(ctx context.Context) error {
 	}
 	for _, s := range specs {
 		a := &Agent{Spec: s, API: NewClient(s.HTTPAddr())}
-		if err := a.start(c.Spec.Nomad); err != nil {
+		if err := a.start(c.nomadOf(s.Name)); err != nil {
 			return err
 		}
 		if s.Server {
@@ -304,13 +313,32 @@ func (c *Cluster) WaitClientsReady(ctx context.Context, timeout time.Duration) e
 	})
 }
 
-// Restart starts a stopped or killed agent again, on the same host, config
-// and data dir (a client restores its allocations from it).
+// nomadOf is the binary the named agent starts with.
+func (c *Cluster) nomadOf(name string) string {
+	if bin := c.Spec.AgentNomad[name]; bin != "" {
+		return bin
+	}
+	return c.Spec.Nomad
+}
+
+// Restart starts a stopped or killed agent again, on the same host, config,
+// data dir and binary (a client restores its allocations from it).
 func (c *Cluster) Restart(a *Agent) error {
+	bin := a.Nomad()
+	if bin == "" {
+		bin = c.nomadOf(a.Spec.Name)
+	}
+	return c.RestartWith(a, bin)
+}
+
+// RestartWith starts a stopped or killed agent again on the same host,
+// config and data dir with another nomad binary: an in-place upgrade or
+// downgrade.
+func (c *Cluster) RestartWith(a *Agent, nomad string) error {
 	if exited, _ := a.Exited(); !exited {
 		return fmt.Errorf("%s is still running: stop or kill it first", a.Spec.Name)
 	}
-	return a.start(c.Spec.Nomad)
+	return a.start(nomad)
 }
 
 // Host returns the host of the named agent, or nil.
