@@ -262,6 +262,10 @@ func WriteGoals(w io.Writer, r *Report) {
 					misses = append(misses, fmt.Sprintf("%s/%s %.2f", g.Workload, g.Topology, *g.Value))
 				}
 			}
+			if known == 0 {
+				fmt.Fprintf(w, "  %s %s: n/a (no %s in this run)\n", l, fig.what, map[string]string{"latency": r.BaseLabel(), "rpcs": r.RefLabel()}[fig.key])
+				continue
+			}
 			line := fmt.Sprintf("  %s %s: met in %d of %d", l, fig.what, met, known)
 			if len(misses) > 0 {
 				line += "; MISSED: " + strings.Join(misses, ", ")

@@ -16,6 +16,9 @@ type AllocRecord struct {
 	// Last is the allocation as the latest event showed it: its client
 	// status, task states and health with the client's times.
 	Last cluster.AllocStub
+	// PlacedBy is the evaluation that placed the allocation: its EvalID in
+	// the first event (a later stop by another evaluation replaces it).
+	PlacedBy string
 	// Running, Terminal and Healthy are when the servers first held the
 	// allocation running, terminal on its client (complete, failed, lost)
 	// and with a deployment health; zero while they have not.
@@ -82,7 +85,7 @@ func (w *Watch) Add(e cluster.Event) {
 	}
 	r := w.allocs[a.ID]
 	if r == nil {
-		r = &AllocRecord{}
+		r = &AllocRecord{PlacedBy: a.EvalID}
 		w.allocs[a.ID] = r
 	}
 	if a.ModifyIndex < r.Last.ModifyIndex {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,7 +11,7 @@ import (
 func allocEvent(id, job, status string, index uint64, modify time.Time, healthy *bool) cluster.Event {
 	var e cluster.Event
 	e.Topic, e.Index = "Allocation", index
-	a := &cluster.AllocStub{ID: id, JobID: job, ClientStatus: status, ModifyIndex: index, ModifyTime: modify.UnixNano()}
+	a := &cluster.AllocStub{ID: id, JobID: job, EvalID: fmt.Sprintf("eval%d", index), ClientStatus: status, ModifyIndex: index, ModifyTime: modify.UnixNano()}
 	if healthy != nil {
 		a.DeploymentStatus = &cluster.AllocDeploymentStatus{Healthy: healthy}
 	}
@@ -49,6 +50,9 @@ func TestWatch(t *testing.T) {
 		t.Fatalf("allocs %+v", got)
 	}
 	r := got[0]
+	if r.PlacedBy != "eval10" || r.Last.EvalID != "eval13" {
+		t.Errorf("placed by %s, last eval %s: want eval10, eval13", r.PlacedBy, r.Last.EvalID)
+	}
 	if !r.Running.Equal(sec(1)) || !r.Healthy.Equal(sec(2)) || !r.Terminal.Equal(sec(4)) || r.Last.ClientStatus != ClientComplete {
 		t.Errorf("record %+v", r)
 	}

@@ -246,8 +246,8 @@ func (env *Env) Cleanup(ctx context.Context) error {
 		return fmt.Errorf("listing jobs: %w", err)
 	}
 	for _, j := range jobs {
-		if j.ParentID != "" {
-			continue // stopping the parent stops its children
+		if j.Status == "dead" {
+			continue
 		}
 		if err := api.Deregister(ctx, j.ID, false); err != nil {
 			return fmt.Errorf("stopping %s: %w", j.ID, err)

@@ -83,7 +83,7 @@ func (b batchQueue) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 	for _, a := range done {
 		end = latest(end, a.Terminal)
 		_, finished := taskTimes(a.Last)
-		acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.Last.EvalID, At: finished})
+		acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.PlacedBy, At: finished})
 	}
 	res.Seconds = end.Sub(start).Seconds()
 	res.Floor = floorOf(acts)

@@ -93,7 +93,7 @@ func (d dispatch) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 		}
 		lat = append(lat, a.Terminal.Sub(t0).Seconds())
 		_, finished := taskTimes(a.Last)
-		acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.Last.EvalID, At: finished})
+		acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.PlacedBy, At: finished})
 	}
 	res.Seconds = percentile(lat, 50)
 	res.Figures["p95_seconds"] = percentile(lat, 95)

@@ -106,7 +106,7 @@ func (d drain) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 			acts = append(acts, Acted{Node: node, Group: "drained", At: finished})
 		case a.Last.NodeID != node && !a.Running.IsZero() && a.Running.After(start):
 			end = latest(end, a.Running)
-			acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.Last.EvalID, At: started})
+			acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.PlacedBy, At: started})
 		}
 	}
 	res.Seconds = end.Sub(start).Seconds()

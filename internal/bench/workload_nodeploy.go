@@ -53,7 +53,7 @@ func (w noDeploy) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 	for _, a := range running {
 		end = latest(end, a.Running)
 		started, _ := taskTimes(a.Last)
-		acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.Last.EvalID, At: started})
+		acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.PlacedBy, At: started})
 	}
 	res.Seconds = end.Sub(start).Seconds()
 	res.Floor = floorOf(acts)

@@ -69,7 +69,7 @@ func (p periodic) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 	var acts []Acted
 	for _, a := range done {
 		_, finished := taskTimes(a.Last)
-		acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.Last.EvalID, At: finished})
+		acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.PlacedBy, At: finished})
 	}
 	res.Seconds = window.Seconds() / float64(launched)
 	res.Figures["launched"] = float64(launched)

@@ -62,7 +62,7 @@ func (w reschedule) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 	for _, a := range failed {
 		_, finished := taskTimes(a.Last)
 		// The servers act on every failure: a reschedule.
-		acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.Last.EvalID, At: finished})
+		acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.PlacedBy, At: finished})
 		if a.Last.NextAllocation != "" {
 			replaced++
 			lat = append(lat, a.Terminal.Sub(finished).Seconds())

@@ -70,7 +70,7 @@ func (r rolling) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 	var acts []Acted
 	for _, a := range env.Watch.Allocs(Job(r.jobID())) {
 		if ds := a.Last.DeploymentStatus; ds != nil && ds.Healthy != nil {
-			acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.Last.EvalID, At: ds.Timestamp})
+			acts = append(acts, Acted{Node: a.Last.NodeID, Group: a.PlacedBy, At: ds.Timestamp})
 		}
 	}
 	res.Figures["healthy_allocations"] = float64(len(acts))
