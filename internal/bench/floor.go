@@ -53,6 +53,15 @@ func Floor(acts []Acted, window time.Duration) int {
 	return n
 }
 
+// Groups is the number of distinct groups (per client) among acts.
+func Groups(acts []Acted) int {
+	seen := map[[2]string]bool{}
+	for _, a := range acts {
+		seen[[2]string{a.Node, a.Group}] = true
+	}
+	return len(seen)
+}
+
 // floorOf is Floor with the tick as its window, as a workload result's
 // floor.
 func floorOf(acts []Acted) *float64 {

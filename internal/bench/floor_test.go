@@ -32,3 +32,11 @@ func TestFloor(t *testing.T) {
 		}
 	}
 }
+
+func TestGroups(t *testing.T) {
+	t0 := time.Now()
+	acts := []Acted{{"a", "e1", t0}, {"a", "e1", t0}, {"b", "e1", t0}, {"a", "e2", t0}}
+	if got := Groups(acts); got != 3 {
+		t.Errorf("Groups = %d, want 3", got)
+	}
+}

@@ -74,6 +74,7 @@ func (r rolling) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 		}
 	}
 	res.Figures["healthy_allocations"] = float64(len(acts))
+	res.Figures["placement_groups"] = float64(Groups(acts))
 	res.Floor = floorOf(acts)
 	return res, nil
 }
