@@ -28,6 +28,9 @@ type Report struct {
 	Sizes      Sizes    `json:"sizes,omitempty"`
 	Topologies []string `json:"topologies,omitempty"`
 	Clients    int      `json:"clients,omitempty"`
+	// Counters says where the server counters were read: CountersSummed,
+	// or the leader's for reports written before the suite.
+	Counters string `json:"counters,omitempty"`
 	// Count, Topology and Servers are the shape of reports written before
 	// the workload suite (one rolling scenario on one topology).
 	Count    int    `json:"count,omitempty"`
@@ -50,12 +53,18 @@ type Report struct {
 	Charts   []string `json:"charts,omitempty"`
 }
 
+// CountersSummed is Report.Counters of the suite: see ServersSnapshot.
+const CountersSummed = "summed over the servers"
+
 // upgrade turns a report written before the workload suite — runs of the
 // rolling scenario with phases — into one of the rolling workload, so
 // -from redraws it.
 func (r *Report) upgrade() {
 	if len(r.Workloads) > 0 {
 		return
+	}
+	if r.Counters == "" {
+		r.Counters = "the leader's"
 	}
 	topo := r.Topology
 	if topo == "" {

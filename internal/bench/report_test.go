@@ -185,7 +185,8 @@ func TestReadReportBeforeSuite(t *testing.T) {
 	if st := fork.Stats["update_alloc_rpcs"]; st.Median != 117 || st.Ratio == nil || *st.Ratio != 117.0/233 {
 		t.Errorf("fork RPCs %+v", st)
 	}
-	if !strings.Contains(out.String(), "rolling        multi       1.00 / 1.00     0.90 / 0.50         –") {
+	if !strings.Contains(out.String(), "rolling        multi       1.00 / 1.00     0.90 / 0.50         –") ||
+		!strings.Contains(out.String(), "server counters the leader's") {
 		t.Errorf("summary:\n%s", out.String())
 	}
 }

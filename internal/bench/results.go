@@ -83,7 +83,11 @@ func WriteReport(w io.Writer, rep *Report) {
 	if wu := rep.Warmup; wu != nil {
 		fmt.Fprintf(w, "warm-up run (not counted): %s, %s\n", wu.Label, warmupSummary(wu))
 	}
-	fmt.Fprintf(w, "medians (min–max) over the rounds, × %s's median in the same table; * = variant; counters summed over the servers; floor: docs/bench.md\n\n", rep.BaseLabel())
+	counters := rep.Counters
+	if counters == "" {
+		counters = CountersSummed
+	}
+	fmt.Fprintf(w, "medians (min–max) over the rounds, × %s's median in the same table; * = variant; server counters %s; floor: docs/bench.md\n\n", rep.BaseLabel(), counters)
 	for i := range rep.Tables {
 		WriteTable(w, rep, &rep.Tables[i])
 	}

@@ -118,6 +118,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 		Settle:    r.Scenario.Settle.String(),
 		Clients:   r.Scenario.Clients,
 		Workloads: r.Scenario.Workloads,
+		Counters:  CountersSummed,
 		Sizes:     Sizes{},
 		Base:      r.Base, Fork: r.Fork, Ref: r.Ref,
 		Binaries: append([]Binary(nil), r.Binaries...),
