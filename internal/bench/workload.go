@@ -65,8 +65,8 @@ type Sizes map[string]int
 // whole suite, four binaries, both topologies and 3 rounds fit 45 minutes
 // on a 2-core machine (docs/bench.md).
 var SuiteSizes = Sizes{
-	"rolling": 150, "rolling-small": 6, "batch-queue": 90, "dispatch": 40,
-	"drain": 30, "no-deploy": 60, "periodic": 10, "reschedule": 15,
+	"rolling": 120, "rolling-small": 6, "batch-queue": 90, "dispatch": 40,
+	"drain": 30, "no-deploy": 60, "periodic": 8, "reschedule": 15,
 }
 
 // SmokeSizes are the sizes of `nomadfork bench -smoke` (`make test`):
