@@ -70,7 +70,10 @@ test-sim-lines: tool
 # in the sandbox, upstream's unchanged tests against the patched code
 # (contract), the reverse dependencies' tests type-checked, the status
 # report against newer upstream versions, the benchmark's smoke tests
-# (single topology: v1.5.3 and the fork; multi topology: the fork) and the
+# (the fork on one cluster per topology: every workload of the suite at a
+# small N on the single topology, rolling and drain on the multi one; each
+# fails when its scenario did not happen: allocations queued, the drain
+# finished, every dispatch completed...) and the
 # fault scenarios' smoke test (client-restart on the fork: 0 lost updates,
 # 0 duplicate runs, convergence; upgrade: a client swapped v1.5.3 → fork →
 # v1.5.3 on its data dir keeps its allocations and task processes) and the scale simulation's (20 simulated
@@ -83,7 +86,7 @@ test: deps test-tool apply check-lines
 	$(NOMADFORK) revdeps $(L)
 	$(NOMADFORK) status $(L) $(STATUS_FLAGS)
 	$(NOMADFORK) bench -quick $(L)
-	$(NOMADFORK) bench -quick -topology multi -versions fork $(L)
+	$(NOMADFORK) bench -quick -topology multi -workload rolling,drain $(L)
 	$(NOMADFORK) faults -smoke $(L)
 	$(NOMADFORK) scale -smoke $(L)
 
@@ -104,13 +107,26 @@ test-full: test test-sim-lines
 		echo "$(NOMADFORK) revdeps -run -no-baseline $(L)"; $(NOMADFORK) revdeps -run -no-baseline $(L); \
 	fi
 
-# `make bench`: the full benchmark in the sandbox (3 servers and 3 clients
-# on hosts of their own, N=300, 5 interleaved rounds of v1.5.3, the fork and
-# v1.6.1): a table on stdout, JSON and PNG charts in out/bench/.
-# `nomadfork bench -quick` is the smoke test `make test` runs.
+# `make bench`: the workload suite (docs/bench.md) in the sandbox, on both
+# topologies (1 server and 3 clients on 127.0.0.1; 3 servers and 3 clients
+# on hosts of their own), 3 interleaved rounds of v1.5.3, the fork, v1.6.1
+# and, on the default line when docs/bench/variants/seed.diff exists, the
+# seed rule built by scripts/build-variant.sh seed: a table per workload
+# and topology, the summary table and the goals on stdout, JSON and PNG
+# charts in out/bench/ (~45 min on 2 cores). `nomadfork bench -quick` is
+# the smoke test `make test` runs.
+SEED_DIFF := docs/bench/variants/seed.diff
+SEED_ON_LINE = $(filter $(LINE),$(shell cat patches/default-line))
 bench: tool
 	$(NOMADFORK) apply $(L)
-	$(NOMADFORK) bench $(L)
+	@if [ -n "$(SEED_ON_LINE)" ] && [ -f $(SEED_DIFF) ]; then \
+		echo "scripts/build-variant.sh seed"; scripts/build-variant.sh seed || exit 1; \
+		echo "$(NOMADFORK) bench $(L) -variant seed=out/variants/bin/seed/nomad"; \
+		$(NOMADFORK) bench $(L) -variant seed=out/variants/bin/seed/nomad; \
+	else \
+		echo "bench: NOTE: no seed variant in this run: $(if $(SEED_ON_LINE),$(SEED_DIFF) does not exist,its diff applies to the default line's work tree only)"; \
+		echo "$(NOMADFORK) bench $(L)"; $(NOMADFORK) bench $(L); \
+	fi
 
 # `make faults`: every fault scenario (leader-kill, client-restart,
 # partition with and without max_client_disconnect, server-stall, and the

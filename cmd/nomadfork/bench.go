@@ -14,7 +14,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
-const benchUsage = "[-quick] [-topology multi|single] [-n count] [-r rounds] [-versions list] [-variant name=path]... [-o dir] | -from bench.json"
+const benchUsage = "[-quick] [-workload list] [-topology single,multi] [-n workload=N,...] [-r rounds] [-versions list] [-variant name=path]... [-o dir] | -from bench.json"
 
 // runBench builds or reuses the binaries and runs the bench package's
 // rounds; the options and the round loop live in package bench.
@@ -62,7 +62,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	}
 	command := strings.TrimSpace("nomadfork bench " + strings.Join(args, " "))
 	r := &bench.Runner{
-		Scenario: cfg.Scenario, Rounds: cfg.Rounds, Binaries: bins, Dir: resultsDir, Retry: cfg.Retry, Warmup: cfg.Warmup,
+		Scenario: cfg.Scenario, Topologies: cfg.Topologies, Rounds: cfg.Rounds, Binaries: bins, Dir: resultsDir, Retry: cfg.Retry, Warmup: cfg.Warmup,
 		Self: self, Command: command, Base: base, Fork: bench.ForkLabel, Ref: bench.RefVersion,
 		Stdout: e.stdout, Stderr: e.stderr,
 	}

@@ -18,7 +18,8 @@ func TestBenchFlags(t *testing.T) {
 		{[]string{"bench", "-versions", "v1.0.0,bogus"}, `unknown label "bogus"`},
 		{[]string{"bench", "-versions", "fork,fork"}, "fork given twice"},
 		{[]string{"bench", "-variant", "noequals"}, "want name=/path/to/nomad"},
-		{[]string{"bench", "-n", "0"}, "at least 1"},
+		{[]string{"bench", "-n", "drain=0"}, "at least 1"},
+		{[]string{"bench", "-workload", "nope"}, `unknown workload "nope"`},
 		{[]string{"bench", "-topology", "ring"}, "unknown topology"},
 		{[]string{"bench", "extra"}, "unexpected arguments"},
 	} {
@@ -130,10 +131,10 @@ func TestBenchFrom(t *testing.T) {
 	if r.stdout != ran.String() {
 		t.Errorf("-from prints another table than the run:\n%s\nrun:\n%s", r.stdout, ran.String())
 	}
-	containsAll(t, "output", r.stdout, "command: nomadfork bench -quick", "fork: 1 run(s); Nomad v1.0.0+fork.1 (revision fedcba987654)",
-		"× v1.0.0", "0.88", "multi topology (3 server(s), 3 clients)", "WARNING: load above the 2 cores",
-		"MISSED  fork Node.UpdateAlloc RPCs ≤ v1.0.2's")
-	for _, f := range []string{"table.txt", "headline.png", "tradeoff.png"} {
+	containsAll(t, "output", r.stdout, "command: nomadfork bench -quick", "fork       /f/nomad; Nomad v1.0.0+fork.1 (commit fedcba987654)",
+		"× v1.0.0", "0.88", "rolling (N=30), multi topology (3 server(s), 3 clients)", "WARNING: load above the 2 cores",
+		"fork Node.UpdateAlloc RPCs ≤ v1.0.2's: met in 0 of 1; MISSED: rolling/multi 1.17")
+	for _, f := range []string{"table.txt", "summary-latency.png", "summary-rpcs.png"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}

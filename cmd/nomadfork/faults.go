@@ -107,11 +107,7 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	base := p.Version()
-	labels := []string{base, bench.ForkLabel}
-	if base != bench.RefVersion {
-		// On the reference version's own line its upstream is the base.
-		labels = append(labels, bench.RefVersion)
-	}
+	labels := bench.DefaultLabels(base)
 	if *versions != "" {
 		if labels, err = bench.ParseLabels(*versions, base); err != nil {
 			return usageError{fmt.Errorf("-versions: %w", err)}

@@ -3,128 +3,32 @@ package bench
 import (
 	"math"
 	"sort"
-
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
 )
 
-// Figure is one row of the report: how to read a number from a run.
+// Figure is one column of a workload table: how to read a number from a
+// workload's result.
 type Figure struct {
-	Key   string // JSON key
-	Name  string // table label
-	Unit  string // "s" or "" (a count)
-	Float bool   // print with decimals
-	// Get returns the run's value; ok is false when the run does not have
-	// it (the fork's client metrics on upstream versions).
-	Get func(r *Run) (v float64, ok bool)
+	Key  string // JSON key
+	Name string // table label
+	Unit string // "s" or "" (a count)
+	Get  func(w *WorkloadRun) float64
 }
 
-func always(f func(r *Run) float64) func(r *Run) (float64, bool) {
-	return func(r *Run) (float64, bool) { return f(r), true }
-}
-
-func phaseFigure(phase string, f func(p *Phase) float64) func(r *Run) (float64, bool) {
-	return func(r *Run) (float64, bool) {
-		p := r.Phase(phase)
-		if p == nil {
-			return 0, false
-		}
-		return f(p), true
-	}
-}
-
-func clientFigure(f func(p *Phase) float64) func(r *Run) (float64, bool) {
-	return func(r *Run) (float64, bool) {
-		if !r.ClientMetrics() {
-			return 0, false
-		}
-		return r.Total(f), true
-	}
-}
-
-// bytesFigure sums a link counter over the run's phases, in MB; absent on
-// the single topology.
-func bytesFigure(f func(c *cluster.LinkCounters) uint64) func(r *Run) (float64, bool) {
-	return func(r *Run) (float64, bool) {
-		var t float64
-		for _, p := range r.Phases {
-			if p.ClientBytes == nil {
-				return 0, false
-			}
-			t += float64(f(p.ClientBytes))
-		}
-		return t / 1e6, len(r.Phases) > 0
-	}
-}
-
-// Figures are the report's rows, in order. Totals are over the three
-// phases (initial, rolling, settle).
+// Figures are the figures every workload reports, in table order: its
+// latency figure, Node.UpdateAlloc RPCs and Raft applies (summed over the
+// servers: see ServersSnapshot), and the servers' CPU seconds (summed).
 var Figures = []Figure{
-	{Key: "initial_seconds", Name: "initial deployment", Unit: "s", Float: true,
-		Get: phaseFigure(PhaseInitial, func(p *Phase) float64 { return p.Seconds })},
-	{Key: "rolling_seconds", Name: "rolling deployment", Unit: "s", Float: true,
-		Get: phaseFigure(PhaseRolling, func(p *Phase) float64 { return p.Seconds })},
-	{Key: "update_alloc_rpcs", Name: "Node.UpdateAlloc RPCs",
-		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return p.UpdateAllocRPCs }) })},
-	{Key: "update_alloc_rpcs_initial", Name: "  in initial",
-		Get: phaseFigure(PhaseInitial, func(p *Phase) float64 { return p.UpdateAllocRPCs })},
-	{Key: "update_alloc_rpcs_rolling", Name: "  in rolling",
-		Get: phaseFigure(PhaseRolling, func(p *Phase) float64 { return p.UpdateAllocRPCs })},
-	{Key: "update_alloc_rpcs_settle", Name: "  in settle",
-		Get: phaseFigure(PhaseSettle, func(p *Phase) float64 { return p.UpdateAllocRPCs })},
+	{Key: "seconds", Name: "latency", Unit: "s", Get: func(w *WorkloadRun) float64 { return w.Seconds }},
+	{Key: "update_alloc_rpcs", Name: "UpdateAlloc RPCs",
+		Get: func(w *WorkloadRun) float64 { return w.Total(func(p *Phase) float64 { return p.UpdateAllocRPCs }) }},
 	{Key: "raft_applies", Name: "Raft applies",
-		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return p.RaftApplies }) })},
-	{Key: "fsm_alloc_client_updates", Name: "FSM alloc client updates",
-		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return p.FSMAllocClientUpdates }) })},
-	{Key: "client_status_transitions", Name: "ClientStatus transitions",
-		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return float64(p.Transitions) }) })},
-	{Key: "client_sent_mb", Name: "client→server bytes", Unit: "MB", Float: true,
-		Get: bytesFigure(func(c *cluster.LinkCounters) uint64 { return c.Sent })},
-	{Key: "client_received_mb", Name: "server→client bytes", Unit: "MB", Float: true,
-		Get: bytesFigure(func(c *cluster.LinkCounters) uint64 { return c.Received })},
-	{Key: "server_cpu_seconds", Name: "server CPU (all)", Unit: "s", Float: true,
-		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return p.ServerCPU }) })},
-	{Key: "leader_cpu_seconds", Name: "leader CPU", Unit: "s", Float: true,
-		Get: func(r *Run) (float64, bool) {
-			var t float64
-			for _, p := range r.Phases {
-				if p.LeaderCPU == nil {
-					return 0, false
-				}
-				t += *p.LeaderCPU
-			}
-			return t, len(r.Phases) > 0
-		}},
-	{Key: "client_cpu_seconds", Name: "client CPU (all)", Unit: "s", Float: true,
-		Get: always(func(r *Run) float64 { return r.Total(func(p *Phase) float64 { return p.ClientCPU }) })},
-	{Key: "client_rpcs_urgent", Name: "client RPCs: urgent",
-		Get: clientFigure(func(p *Phase) float64 { return p.ClientRPCs["urgent"] })},
-	{Key: "client_rpcs_tick", Name: "client RPCs: tick",
-		Get: clientFigure(func(p *Phase) float64 { return p.ClientRPCs["tick"] })},
-	{Key: "client_rpcs_retry", Name: "client RPCs: retry",
-		Get: clientFigure(func(p *Phase) float64 { return p.ClientRPCs["retry"] })},
-	{Key: "client_updates_urgent", Name: "updates sent: urgent",
-		Get: clientFigure(func(p *Phase) float64 { return p.ClientSent["urgent"] })},
-	{Key: "client_updates_typical", Name: "updates sent: typical",
-		Get: clientFigure(func(p *Phase) float64 { return p.ClientSent["typical"] })},
-	{Key: "client_updates_buffered", Name: "updates buffered at end",
-		Get: func(r *Run) (float64, bool) {
-			p := r.Phase(PhaseSettle)
-			if p == nil || p.ClientBuffered == nil {
-				return 0, false
-			}
-			return *p.ClientBuffered, true
-		}},
+		Get: func(w *WorkloadRun) float64 { return w.Total(func(p *Phase) float64 { return p.RaftApplies }) }},
+	{Key: "server_cpu_seconds", Name: "server CPU", Unit: "s",
+		Get: func(w *WorkloadRun) float64 { return w.Total(func(p *Phase) float64 { return p.ServerCPU }) }},
 }
 
-// FigureByKey returns the figure with the key.
-func FigureByKey(key string) (Figure, bool) {
-	for _, f := range Figures {
-		if f.Key == key {
-			return f, true
-		}
-	}
-	return Figure{}, false
-}
+// FloorKey is the stat key of the floor.
+const FloorKey = "floor_rpcs"
 
 // Stat is a figure's summary over the runs of one label.
 type Stat struct {
@@ -138,13 +42,48 @@ type Stat struct {
 	Ratio *float64 `json:"ratio_to_base,omitempty"`
 }
 
-// Summary is the aggregate of one label's successful runs.
+// NewStat summarizes values; ok is false for none.
+func NewStat(vs []float64) (Stat, bool) {
+	if len(vs) == 0 {
+		return Stat{}, false
+	}
+	st := Stat{N: len(vs), Median: Median(vs), Min: vs[0], Max: vs[0], Values: vs}
+	for _, v := range vs {
+		st.Min = math.Min(st.Min, v)
+		st.Max = math.Max(st.Max, v)
+	}
+	return st, true
+}
+
+// Summary is the aggregate of one label's successful runs of a workload
+// on a topology.
 type Summary struct {
 	Label   string          `json:"label"`
 	Variant bool            `json:"variant,omitempty"`
 	Runs    int             `json:"runs"`
 	Failed  int             `json:"failed"`
 	Stats   map[string]Stat `json:"figures"`
+}
+
+// Table is one workload on one topology: a summary per label and the
+// floor over every successful run.
+type Table struct {
+	Workload string    `json:"workload"`
+	Topology string    `json:"topology"`
+	Latency  string    `json:"latency"`
+	N        int       `json:"n"`
+	Labels   []Summary `json:"labels"`
+	Floor    *Stat     `json:"floor_rpcs,omitempty"`
+}
+
+// Label returns the label's summary, or nil.
+func (t *Table) Label(label string) *Summary {
+	for i := range t.Labels {
+		if t.Labels[i].Label == label {
+			return &t.Labels[i]
+		}
+	}
+	return nil
 }
 
 // Median returns the median of vs (the mean of the middle two for an even
@@ -162,59 +101,90 @@ func Median(vs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// Aggregate summarizes the runs per label, in the order of labels. Failed
-// runs are counted but not aggregated. Ratios are to base's medians.
-func Aggregate(runs []Run, labels []string, variants map[string]bool, base string) []Summary {
-	var out []Summary
-	for _, label := range labels {
-		s := Summary{Label: label, Variant: variants[label], Stats: map[string]Stat{}}
-		var ok []*Run
-		for i := range runs {
-			if runs[i].Label != label {
-				continue
-			}
-			if runs[i].Error != "" {
-				s.Failed++
-				continue
-			}
-			ok = append(ok, &runs[i])
-		}
-		s.Runs = len(ok)
-		for _, f := range Figures {
-			var vs []float64
-			for _, r := range ok {
-				if v, has := f.Get(r); has {
-					vs = append(vs, v)
+// Aggregate makes a table per topology and workload, in the given orders,
+// with a summary per label in the order of labels. A failed run, or a
+// failed workload of a run, is counted but not aggregated. Ratios are to
+// base's medians in the same table.
+func Aggregate(runs []Run, topologies, workloads, labels []string, variants map[string]bool, base string) []Table {
+	var out []Table
+	for _, topo := range topologies {
+		for _, wl := range workloads {
+			t := Table{Workload: wl, Topology: topo}
+			var floors []float64
+			for _, label := range labels {
+				s := Summary{Label: label, Variant: variants[label], Stats: map[string]Stat{}}
+				var ok []*WorkloadRun
+				for i := range runs {
+					r := &runs[i]
+					if r.Label != label || r.Topology != topo {
+						continue
+					}
+					w := r.Workload(wl)
+					if w == nil {
+						if r.Error != "" {
+							s.Failed++
+						}
+						continue
+					}
+					if w.Error != "" {
+						s.Failed++
+						continue
+					}
+					t.Latency, t.N = w.Latency, w.N
+					ok = append(ok, w)
 				}
+				s.Runs = len(ok)
+				extra := map[string][]float64{}
+				for _, f := range Figures {
+					var vs []float64
+					for _, w := range ok {
+						vs = append(vs, f.Get(w))
+					}
+					if st, has := NewStat(vs); has {
+						s.Stats[f.Key] = st
+					}
+				}
+				for _, w := range ok {
+					if w.Floor != nil {
+						extra[FloorKey] = append(extra[FloorKey], *w.Floor)
+						floors = append(floors, *w.Floor)
+					}
+					for k, v := range w.Figures {
+						extra[k] = append(extra[k], v)
+					}
+				}
+				for k, vs := range extra {
+					if st, has := NewStat(vs); has {
+						s.Stats[k] = st
+					}
+				}
+				t.Labels = append(t.Labels, s)
 			}
-			if len(vs) == 0 {
-				continue
+			if st, ok := NewStat(floors); ok {
+				t.Floor = &st
 			}
-			st := Stat{N: len(vs), Median: Median(vs), Min: vs[0], Max: vs[0], Values: vs}
-			for _, v := range vs {
-				st.Min = math.Min(st.Min, v)
-				st.Max = math.Max(st.Max, v)
-			}
-			s.Stats[f.Key] = st
-		}
-		out = append(out, s)
-	}
-	var baseStats map[string]Stat
-	for _, s := range out {
-		if s.Label == base {
-			baseStats = s.Stats
-		}
-	}
-	for i := range out {
-		for k, st := range out[i].Stats {
-			b, ok := baseStats[k]
-			if !ok || b.Median == 0 {
-				continue
-			}
-			r := st.Median / b.Median
-			st.Ratio = &r
-			out[i].Stats[k] = st
+			setRatios(&t, base)
+			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// setRatios sets every stat's ratio to base's median.
+func setRatios(t *Table, base string) {
+	b := t.Label(base)
+	if b == nil {
+		return
+	}
+	for i := range t.Labels {
+		for k, st := range t.Labels[i].Stats {
+			bs, ok := b.Stats[k]
+			if !ok || bs.Median == 0 {
+				continue
+			}
+			r := st.Median / bs.Median
+			st.Ratio = &r
+			t.Labels[i].Stats[k] = st
+		}
+	}
 }

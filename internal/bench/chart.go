@@ -9,166 +9,124 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
-// HeadlineFigures are the figures of the headline chart.
-var HeadlineFigures = []string{"update_alloc_rpcs", "raft_applies", "initial_seconds", "rolling_seconds"}
-
-var headlineNames = map[string]string{
-	"update_alloc_rpcs": "UpdateAlloc RPCs",
-	"raft_applies":      "Raft applies",
-	"initial_seconds":   "initial deploy time",
-	"rolling_seconds":   "rolling deploy time",
-}
-
-// pointsWithErrors is XY data with X and Y error ranges.
+// pointsWithErrors is XY data with Y error ranges.
 type pointsWithErrors struct {
 	plotter.XYs
-	plotter.XErrors
 	plotter.YErrors
 }
 
-// HeadlineChart draws, per headline figure, each label's median as a ratio
-// to base's median, with its min–max range, and a line at 1.
-func HeadlineChart(r *Report, base, file string) error {
+// SummaryChart draws, per workload and topology (one column each), every
+// label's median of the figure key as a ratio to base's median, with its
+// min–max range, a dashed line at 1 and, for the RPCs, the floor.
+func SummaryChart(r *Report, key, title, file string) error {
+	base := r.BaseLabel()
 	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Alloc-update traffic and deployment time, %s, N=%d, %d round(s); ratio to %s (median, min–max)", shapeOf(r), r.Count, r.Rounds, base)
+	p.Title.Text = fmt.Sprintf("%s × %s (median, min–max), %d round(s)", title, base, r.Rounds)
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.Y.Label.Text = "× " + base + " median"
 	p.Add(plotter.NewGrid())
-	names := make([]string, len(HeadlineFigures))
-	for i, k := range HeadlineFigures {
-		names[i] = headlineNames[k]
+	var names []string
+	for _, t := range r.Tables {
+		names = append(names, fmt.Sprintf("%s\n%s", t.Workload, t.Topology))
 	}
-	var baseStats map[string]Stat
-	if b := r.Summary(base); b != nil {
-		baseStats = b.Stats
+	var labels []string
+	if len(r.Tables) > 0 {
+		for _, s := range r.Tables[0].Labels {
+			labels = append(labels, s.Label)
+		}
 	}
-	n := len(r.Summaries)
+	series := len(labels)
+	if key == "update_alloc_rpcs" {
+		series++ // the floor
+	}
 	width := 0.6
-	for li, s := range r.Summaries {
+	x := func(col, li int) float64 {
+		if series <= 1 {
+			return float64(col)
+		}
+		return float64(col) - width/2 + width*float64(li)/float64(series-1)
+	}
+	ymax := 1.2
+	for li, label := range labels {
 		var pts pointsWithErrors
-		for fi, k := range HeadlineFigures {
-			st, ok := s.Stats[k]
-			b, bok := baseStats[k]
-			if !ok || !bok || b.Median == 0 {
+		for col := range r.Tables {
+			t := &r.Tables[col]
+			s, b := t.Label(label), t.Label(base)
+			if s == nil || b == nil {
 				continue
 			}
-			x := float64(fi)
-			if n > 1 {
-				x += -width/2 + width*float64(li)/float64(n-1)
+			st, ok := s.Stats[key]
+			bs, bok := b.Stats[key]
+			if !ok || !bok || bs.Median == 0 {
+				continue
 			}
-			y := st.Median / b.Median
-			pts.XYs = append(pts.XYs, plotter.XY{X: x, Y: y})
-			pts.XErrors = append(pts.XErrors, struct{ Low, High float64 }{})
-			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{Low: y - st.Min/b.Median, High: st.Max/b.Median - y})
+			y := st.Median / bs.Median
+			pts.XYs = append(pts.XYs, plotter.XY{X: x(col, li), Y: y})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{Low: y - st.Min/bs.Median, High: st.Max/bs.Median - y})
+			ymax = math.Max(ymax, st.Max/bs.Median)
 		}
 		if len(pts.XYs) == 0 {
 			continue
 		}
-		sc, err := plotter.NewScatter(pts.XYs)
-		if err != nil {
+		if err := addSeries(p, label, li, pts); err != nil {
 			return err
 		}
-		sc.GlyphStyle.Color = plotutil.Color(li)
-		sc.GlyphStyle.Shape = plotutil.Shape(li)
-		sc.GlyphStyle.Radius = vg.Points(4)
-		eb, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return err
+	}
+	if key == "update_alloc_rpcs" {
+		var pts pointsWithErrors
+		for col := range r.Tables {
+			t := &r.Tables[col]
+			b := t.Label(base)
+			if b == nil || t.Floor == nil {
+				continue
+			}
+			bs, ok := b.Stats[key]
+			if !ok || bs.Median == 0 {
+				continue
+			}
+			y := t.Floor.Median / bs.Median
+			pts.XYs = append(pts.XYs, plotter.XY{X: x(col, len(labels)), Y: y})
+			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{Low: y - t.Floor.Min/bs.Median, High: t.Floor.Max/bs.Median - y})
 		}
-		eb.LineStyle.Color = plotutil.Color(li)
-		p.Add(sc, eb)
-		p.Legend.Add(s.Label, sc)
+		if len(pts.XYs) > 0 {
+			if err := addSeries(p, "floor", len(labels), pts); err != nil {
+				return err
+			}
+		}
 	}
 	one := plotter.NewFunction(func(float64) float64 { return 1 })
 	one.LineStyle.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	one.LineStyle.Color = color.Gray{Y: 96}
 	p.Add(one)
-	p.NominalX(names...)
-	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
+	if len(names) > 0 {
+		p.NominalX(names...)
+	}
+	p.X.Min, p.X.Max = -0.6, math.Max(float64(len(names))-0.4, 0.6)
 	p.Y.Min = 0
 	// Headroom for the legend in the upper right corner.
-	p.Y.Max = math.Max(p.Y.Max, 1.2) * 1.3
+	p.Y.Max = ymax * 1.3
 	p.Legend.Top = true
-	return p.Save(9*vg.Inch, 5*vg.Inch, file)
+	w := vg.Length(math.Max(9, 1.1*float64(len(names)))) * vg.Inch
+	return p.Save(w, 5*vg.Inch, file)
 }
 
-// TradeoffChart draws a point per label: Node.UpdateAlloc RPCs (medians,
-// min–max bars) against rolling deployment time.
-func TradeoffChart(r *Report, file string) error {
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("Node.UpdateAlloc RPCs vs rolling deployment time (%s, N=%d, %d rounds: median, min–max)", shapeOf(r), r.Count, r.Rounds)
-	p.Title.TextStyle.Font.Size = vg.Points(10)
-	p.X.Label.Text = "rolling deployment (s)"
-	p.Y.Label.Text = "Node.UpdateAlloc RPCs (whole run)"
-	p.Add(plotter.NewGrid())
-	xmin, xmax, ymin, ymax := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	for li, s := range r.Summaries {
-		rpc, ok1 := s.Stats["update_alloc_rpcs"]
-		roll, ok2 := s.Stats["rolling_seconds"]
-		if !ok1 || !ok2 {
-			continue
-		}
-		pts := pointsWithErrors{
-			XYs:     plotter.XYs{{X: roll.Median, Y: rpc.Median}},
-			XErrors: plotter.XErrors{{Low: roll.Median - roll.Min, High: roll.Max - roll.Median}},
-			YErrors: plotter.YErrors{{Low: rpc.Median - rpc.Min, High: rpc.Max - rpc.Median}},
-		}
-		xmin, xmax = math.Min(xmin, roll.Min), math.Max(xmax, roll.Max)
-		ymin, ymax = math.Min(ymin, rpc.Min), math.Max(ymax, rpc.Max)
-		sc, err := plotter.NewScatter(pts.XYs)
-		if err != nil {
-			return err
-		}
-		sc.GlyphStyle.Color = plotutil.Color(li)
-		sc.GlyphStyle.Shape = plotutil.Shape(li)
-		sc.GlyphStyle.Radius = vg.Points(5)
-		xe, err := plotter.NewXErrorBars(pts)
-		if err != nil {
-			return err
-		}
-		ye, err := plotter.NewYErrorBars(pts)
-		if err != nil {
-			return err
-		}
-		xe.LineStyle.Color, ye.LineStyle.Color = plotutil.Color(li), plotutil.Color(li)
-		labels, err := plotter.NewLabels(plotter.XYLabels{XYs: pts.XYs, Labels: []string{s.Label}})
-		if err != nil {
-			return err
-		}
-		labels.Offset = vg.Point{X: vg.Points(7), Y: vg.Points(4)}
-		for i := range labels.TextStyle {
-			labels.TextStyle[i].Color = plotutil.Color(li)
-		}
-		p.Add(sc, xe, ye, labels)
-		p.Legend.Add(s.Label, sc)
+// addSeries adds one label's points with their error bars.
+func addSeries(p *plot.Plot, label string, i int, pts pointsWithErrors) error {
+	sc, err := plotter.NewScatter(pts.XYs)
+	if err != nil {
+		return err
 	}
-	p.Legend.Top = true
-	if !math.IsInf(xmin, 1) {
-		padX := math.Max((xmax-xmin)*0.25, 1)
-		padY := math.Max((ymax-ymin)*0.25, 5)
-		p.X.Min, p.X.Max = math.Max(0, xmin-padX), xmax+padX
-		p.Y.Min, p.Y.Max = math.Max(0, ymin-padY), ymax+padY
+	sc.GlyphStyle.Color = plotutil.Color(i)
+	sc.GlyphStyle.Shape = plotutil.Shape(i)
+	sc.GlyphStyle.Radius = vg.Points(4)
+	eb, err := plotter.NewYErrorBars(pts)
+	if err != nil {
+		return err
 	}
-	p.Add(lowerLeftNote("lower left is better"))
-	return p.Save(7*vg.Inch, 5*vg.Inch, file)
-}
-
-// lowerLeftNote is a plotter that writes a note in the plot's lower left
-// corner.
-type lowerLeftNote string
-
-func (n lowerLeftNote) Plot(c draw.Canvas, p *plot.Plot) {
-	sty := draw.TextStyle{Color: color.Gray{Y: 96}, Font: p.X.Tick.Label.Font, Handler: p.X.Tick.Label.Handler}
-	c.FillText(sty, vg.Point{X: c.Min.X + vg.Points(6), Y: c.Min.Y + vg.Points(6)}, string(n))
-}
-
-// shapeOf names the report's cluster for a chart's title.
-func shapeOf(r *Report) string {
-	if r.Topology == "" {
-		return "1 server, 3 clients"
-	}
-	return fmt.Sprintf("%d server(s), %d clients", r.Servers, r.Clients)
+	eb.LineStyle.Color = plotutil.Color(i)
+	p.Add(sc, eb)
+	p.Legend.Add(label, sc)
+	return nil
 }

@@ -8,21 +8,17 @@ import (
 	"testing"
 )
 
-func TestCharts(t *testing.T) {
+func TestSummaryChart(t *testing.T) {
 	r := fakeReport()
 	dir := t.TempDir()
 	if keep := os.Getenv("BENCH_CHART_DIR"); keep != "" {
 		dir = keep // to look at the charts
 	}
-	head := filepath.Join(dir, "headline.png")
-	trade := filepath.Join(dir, "tradeoff.png")
-	if err := HeadlineChart(r, "v1.5.3", head); err != nil {
-		t.Fatal(err)
-	}
-	if err := TradeoffChart(r, trade); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{head, trade} {
+	for _, c := range Charts {
+		f := filepath.Join(dir, c.File)
+		if err := SummaryChart(r, c.Key, c.Title, f); err != nil {
+			t.Fatal(err)
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)
@@ -35,12 +31,12 @@ func TestCharts(t *testing.T) {
 			t.Errorf("%s is %v", f, b)
 		}
 	}
-	// A report with only the base and failed runs still draws.
-	empty := &Report{Count: 30, Rounds: 1, Summaries: Aggregate(nil, []string{"v1.5.3"}, nil, "v1.5.3")}
-	if err := HeadlineChart(empty, "v1.5.3", filepath.Join(dir, "h2.png")); err != nil {
+	// A report with only failed runs, or none, still draws.
+	empty := &Report{Rounds: 1, Base: "v1.5.3", Tables: Aggregate(nil, []string{"single"}, []string{"alpha"}, []string{"v1.5.3"}, nil, "v1.5.3")}
+	if err := SummaryChart(empty, "seconds", "x", filepath.Join(dir, "e.png")); err != nil {
 		t.Fatal(err)
 	}
-	if err := TradeoffChart(empty, filepath.Join(dir, "t2.png")); err != nil {
+	if err := SummaryChart(&Report{}, "update_alloc_rpcs", "x", filepath.Join(dir, "e2.png")); err != nil {
 		t.Fatal(err)
 	}
 }

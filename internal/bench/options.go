@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,20 +18,33 @@ import (
 // Scenario is what one run does, the same for every binary: the options
 // the bench verb takes and passes on to each run in its sandbox.
 type Scenario struct {
-	Count    int // the job's count
+	// Workloads are the workloads' names, in the suite's order.
+	Workloads []string
+	// Sizes override the workloads' N (SuiteSizes otherwise).
+	Sizes    Sizes
 	Clients  int // client agents
 	Topology cluster.Topology
-	// Settle is the wait after the rolling deployment.
+	// Settle is the wait after each workload before its last reading.
 	Settle time.Duration
-	// PhaseTimeout bounds each deployment; StartTimeout the cluster start.
+	// PhaseTimeout bounds each wait of a workload (a deployment, all
+	// allocations complete...); StartTimeout the cluster start.
 	PhaseTimeout time.Duration
 	StartTimeout time.Duration
 }
 
-// DefaultScenario is the scenario of the headline run.
+// DefaultScenario is the scenario of `make bench`: the whole suite.
 var DefaultScenario = Scenario{
-	Count: 300, Clients: 3, Topology: cluster.Multi,
-	Settle: 5 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 2 * time.Minute,
+	Workloads: WorkloadNames(), Sizes: Sizes{},
+	Clients: 3, Topology: cluster.Multi,
+	Settle: 2 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 2 * time.Minute,
+}
+
+// Size returns the workload's N: the override, else the suite's size.
+func (s Scenario) Size(workload string) int {
+	if n, ok := s.Sizes[workload]; ok {
+		return n
+	}
+	return SuiteSizes[workload]
 }
 
 // topologyFlag is a flag.Value for a topology.
@@ -52,20 +66,78 @@ func (f topologyFlag) Set(s string) error {
 	return nil
 }
 
-// Flags declares the scenario's flags on fs, defaulting to s's values.
-func (s *Scenario) Flags(fs *flag.FlagSet) {
-	fs.IntVar(&s.Count, "n", s.Count, "the job's `count`")
+// workloadsFlag is a flag.Value for a list of workloads.
+type workloadsFlag struct{ w *[]string }
+
+func (f workloadsFlag) String() string {
+	if f.w == nil {
+		return ""
+	}
+	return strings.Join(*f.w, ",")
+}
+
+func (f workloadsFlag) Set(s string) error {
+	w, err := ParseWorkloads(s)
+	if err != nil {
+		return err
+	}
+	*f.w = w
+	return nil
+}
+
+// sizesFlag is a flag.Value for the workloads' sizes.
+type sizesFlag struct{ s *Sizes }
+
+func (f sizesFlag) String() string {
+	if f.s == nil {
+		return ""
+	}
+	return f.s.String()
+}
+
+func (f sizesFlag) Set(v string) error {
+	sz, err := ParseSizes(v)
+	if err != nil {
+		return err
+	}
+	if *f.s == nil {
+		*f.s = Sizes{}
+	}
+	for k, n := range sz {
+		(*f.s)[k] = n
+	}
+	return nil
+}
+
+// flags declares the scenario's flags but the topology on fs, defaulting
+// to s's values.
+func (s *Scenario) flags(fs *flag.FlagSet) {
+	fs.Var(workloadsFlag{&s.Workloads}, "workload", "comma-separated `workloads` to run, or all: "+strings.Join(WorkloadNames(), ", "))
+	fs.Var(sizesFlag{&s.Sizes}, "n", "`workload=N,...`: a workload's size instead of the suite's ("+SuiteSizes.String()+")")
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client `agents`")
-	fs.Var(topologyFlag{&s.Topology}, "topology", "`shape` of the cluster: multi (3 servers and the clients, each on a host of its own: a network namespace on a bridge) or single (1 server and the clients on 127.0.0.1)")
-	fs.DurationVar(&s.Settle, "settle", s.Settle, "wait after the rolling deployment before the last reading")
-	fs.DurationVar(&s.PhaseTimeout, "phase-timeout", s.PhaseTimeout, "give up on a deployment after this long")
+	fs.DurationVar(&s.Settle, "settle", s.Settle, "wait after each workload before its last reading")
+	fs.DurationVar(&s.PhaseTimeout, "phase-timeout", s.PhaseTimeout, "give up on a workload's wait (a deployment, allocations to complete) after this long")
 	fs.DurationVar(&s.StartTimeout, "start-timeout", s.StartTimeout, "give up on the cluster's start after this long")
 }
 
+// topologyUsage describes the topologies.
+const topologyUsage = "multi (3 servers and the clients, each on a host of its own: a network namespace on a bridge) or single (1 server and the clients on 127.0.0.1)"
+
 // Validate checks the scenario's values.
 func (s Scenario) Validate() error {
-	if s.Count < 1 || s.Clients < 1 {
-		return errors.New("-n and -clients must be at least 1")
+	if s.Clients < 1 {
+		return errors.New("-clients must be at least 1")
+	}
+	if len(s.Workloads) == 0 {
+		return errors.New("no workload to run")
+	}
+	for _, w := range s.Workloads {
+		if _, ok := WorkloadByName(w); !ok {
+			return fmt.Errorf("unknown workload %q", w)
+		}
+		if s.Size(w) < 1 {
+			return fmt.Errorf("-n %s=%d: must be at least 1", w, s.Size(w))
+		}
 	}
 	if _, err := cluster.ParseTopology(string(s.Topology)); err != nil {
 		return err
@@ -76,9 +148,10 @@ func (s Scenario) Validate() error {
 	return nil
 }
 
-// Limit bounds a whole run: cluster start, two deployments, settle, stop.
+// Limit bounds a whole run: cluster start, each workload's waits and
+// settle, stop.
 func (s Scenario) Limit() time.Duration {
-	return 2*s.StartTimeout + 2*s.PhaseTimeout + s.Settle + time.Minute
+	return 2*s.StartTimeout + time.Duration(len(s.Workloads))*(3*s.PhaseTimeout+s.Settle) + time.Minute
 }
 
 // Options configure one scenario run: the scenario plus which binary, where
@@ -102,7 +175,8 @@ const DefaultDataRoot = "/tmp/nomadfork-bench"
 
 // Flags declares the run's flags on fs.
 func (o *Options) Flags(fs *flag.FlagSet) {
-	o.Scenario.Flags(fs)
+	o.Scenario.flags(fs)
+	fs.Var(topologyFlag{&o.Topology}, "topology", "`shape` of the cluster: "+topologyUsage)
 	fs.StringVar(&o.Nomad, "nomad", o.Nomad, "the nomad `binary`")
 	fs.StringVar(&o.Dir, "dir", o.Dir, "the run's `directory`")
 	fs.StringVar(&o.Label, "label", o.Label, "the binary's `label`")
@@ -116,6 +190,7 @@ func (o Options) Args() []string { return flagargs.Render(o.Flags) }
 // ParseOptions parses the flags Args renders.
 func ParseOptions(args []string) (Options, error) {
 	o := Options{Scenario: DefaultScenario, Round: 1, DataRoot: DefaultDataRoot}
+	o.Sizes = Sizes{}
 	if err := flagargs.Parse(RunArg, args, o.Flags, "nomad", "dir"); err != nil {
 		return o, err
 	}
@@ -143,36 +218,95 @@ func (v *VariantFlag) Set(s string) error {
 // Config is the bench verb's options.
 type Config struct {
 	Scenario
-	Quick     bool
-	Rounds    int
-	Versions  string
-	Variants  VariantFlag
-	Out       string
-	Retry     bool
-	Warmup    bool
-	BuildOnly bool
-	From      string
+	// Topologies are the topologies to run, each a cluster per binary
+	// and round.
+	Topologies []cluster.Topology
+	Quick      bool
+	Rounds     int
+	Versions   string
+	Variants   VariantFlag
+	Out        string
+	Retry      bool
+	Warmup     bool
+	BuildOnly  bool
+	From       string
 
 	set map[string]bool
 }
 
-// DefaultRounds is the headline's number of rounds.
-const DefaultRounds = 5
+// DefaultRounds is the suite's number of rounds.
+const DefaultRounds = 3
+
+// topologiesFlag is a flag.Value for a list of topologies.
+type topologiesFlag struct{ t *[]cluster.Topology }
+
+func (f topologiesFlag) String() string {
+	if f.t == nil {
+		return ""
+	}
+	var s []string
+	for _, t := range *f.t {
+		s = append(s, string(t))
+	}
+	return strings.Join(s, ",")
+}
+
+func (f topologiesFlag) Set(s string) error {
+	ts, err := ParseTopologies(s)
+	if err != nil {
+		return err
+	}
+	*f.t = ts
+	return nil
+}
+
+// ParseTopologies parses "single", "multi", "single,multi" or "both".
+func ParseTopologies(s string) ([]cluster.Topology, error) {
+	if s == "both" {
+		return append([]cluster.Topology(nil), cluster.Topologies...), nil
+	}
+	var out []cluster.Topology
+	for _, part := range strings.Split(s, ",") {
+		t, err := cluster.ParseTopology(strings.TrimSpace(part))
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(out, t) {
+			return nil, fmt.Errorf("topology %s given twice", t)
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
 
 // Flags declares the bench verb's flags on fs; out is the default output
 // directory.
 func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	c.Scenario = DefaultScenario
-	c.Scenario.Flags(fs)
-	fs.BoolVar(&c.Quick, "quick", false, "smoke test: N=30, 1 round, the pinned version and the fork, -topology single, output in <o>/quick (<o>/quick-multi with -topology multi)")
-	fs.IntVar(&c.Rounds, "r", DefaultRounds, "`rounds`: runs of each binary, interleaved")
-	fs.StringVar(&c.Versions, "versions", "", "comma-separated `labels` to run: the pinned version (unpatched), fork, upstream versions such as "+RefVersion+" (default: the pinned version, fork, "+RefVersion+"; -quick: the first two)")
+	c.Sizes = Sizes{}
+	c.Topologies = append([]cluster.Topology(nil), cluster.Topologies...)
+	c.Scenario.flags(fs)
+	fs.Var(topologiesFlag{&c.Topologies}, "topology", "comma-separated `shapes` of the cluster, each run in turn: "+topologyUsage+"; both is single,multi")
+	fs.BoolVar(&c.Quick, "quick", false, "smoke test: every workload at a small N (-n defaults: "+SmokeSizes.String()+"), 1 round, the fork only, -topology single, no warm-up, output in <o>/quick (<o>/quick-multi with -topology multi); a workload whose scenario did not happen fails it")
+	fs.IntVar(&c.Rounds, "r", DefaultRounds, "`rounds`: runs of each binary on each topology, interleaved")
+	fs.StringVar(&c.Versions, "versions", "", "comma-separated `labels` to run: the pinned version (unpatched), fork, upstream versions such as "+RefVersion+" (default: the pinned version, fork, "+RefVersion+" — once if the pinned version is "+RefVersion+"; -quick: fork)")
 	fs.Var(&c.Variants, "variant", "also run `name=path`, a nomad binary built elsewhere (a rule variant), labelled name (repeatable)")
 	fs.StringVar(&c.Out, "o", out, "output `dir`: binaries, sources, runs, JSON and charts")
-	fs.BoolVar(&c.Retry, "retry", true, "run a failed scenario once more (reported)")
+	fs.BoolVar(&c.Retry, "retry", true, "run a failed run once more (reported)")
 	fs.BoolVar(&c.Warmup, "warmup", true, "run the first binary once before the rounds, not counted (-quick: false)")
 	fs.BoolVar(&c.BuildOnly, "build-only", false, "build or reuse the binaries, then stop")
-	fs.StringVar(&c.From, "from", "", "run nothing: redo the table, goals and charts of a bench.json `file` in its directory, with the labels it holds")
+	fs.StringVar(&c.From, "from", "", "run nothing: redo the tables, summary and charts of a bench.json `file` in its directory, with the labels it holds")
+}
+
+// DefaultLabels are the labels the bench runs without -versions: the
+// pinned version base, the fork and the reference version, each once (on
+// the line pinned at the reference version, base is the reference).
+func DefaultLabels(base string) []string {
+	labels := []string{base, ForkLabel}
+	if RefVersion != base {
+		labels = append(labels, RefVersion)
+	}
+	return labels
 }
 
 // Resolve applies -quick's defaults to the flags not given (set lists the
@@ -180,7 +314,7 @@ func (c *Config) Flags(fs *flag.FlagSet, out string) {
 // the labels to build and run, base first, and the results directory.
 func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir string, err error) {
 	c.set = set
-	labels = []string{base, ForkLabel, RefVersion}
+	labels = DefaultLabels(base)
 	// The agents run in other directories: binaries and data need a path
 	// that does not depend on the working directory.
 	if c.Out, err = filepath.Abs(c.Out); err != nil {
@@ -188,9 +322,14 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 	}
 	dir = c.Out
 	if c.Quick {
-		if !set["n"] {
-			c.Count = 30
+		sizes := Sizes{}
+		for k, v := range SmokeSizes {
+			sizes[k] = v
 		}
+		for k, v := range c.Sizes {
+			sizes[k] = v
+		}
+		c.Sizes = sizes
 		if !set["r"] {
 			c.Rounds = 1
 		}
@@ -198,12 +337,12 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 			c.Warmup = false
 		}
 		if !set["topology"] {
-			c.Topology = cluster.Single
+			c.Topologies = []cluster.Topology{cluster.Single}
 		}
-		labels = labels[:2]
+		labels = []string{ForkLabel}
 		dir = filepath.Join(c.Out, "quick")
-		if c.Topology != cluster.Single {
-			dir += "-" + string(c.Topology)
+		if len(c.Topologies) != 1 || c.Topologies[0] != cluster.Single {
+			dir += "-" + topologiesName(c.Topologies)
 		}
 	}
 	if c.Versions != "" {
@@ -222,12 +361,22 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 		return nil, "", errors.New("nothing to run")
 	}
 	if c.Rounds < 1 {
-		return nil, "", errors.New("-n and -r must be at least 1")
+		return nil, "", errors.New("-r must be at least 1")
 	}
+	c.Topology = c.Topologies[0]
 	if err := c.Scenario.Validate(); err != nil {
 		return nil, "", err
 	}
 	return labels, dir, nil
+}
+
+// topologiesName joins topology names with "-".
+func topologiesName(ts []cluster.Topology) string {
+	var s []string
+	for _, t := range ts {
+		s = append(s, string(t))
+	}
+	return strings.Join(s, "-")
 }
 
 // ParseLabels parses a comma-separated list of binary labels: the pinned

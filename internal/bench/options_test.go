@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,8 @@ import (
 // scenario's options cross into the sandbox through the one declaration.
 func TestOptionsRoundTrip(t *testing.T) {
 	o := Options{
-		Scenario: Scenario{Count: 30, Clients: 4, Topology: cluster.Single, Settle: 2 * time.Second,
+		Scenario: Scenario{Workloads: []string{"rolling", "drain"}, Sizes: Sizes{"drain": 7, "rolling": 30},
+			Clients: 4, Topology: cluster.Single, Settle: 2 * time.Second,
 			PhaseTimeout: time.Minute, StartTimeout: 90 * time.Second},
 		Nomad: "/bin/nomad", Dir: "/run dir", Label: "fork", Round: 3, DataRoot: "/tmp/d",
 	}
@@ -23,7 +25,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != o {
+	if !reflect.DeepEqual(got, o) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", got, o)
 	}
 	if _, err := ParseOptions([]string{"-dir", "/x"}); err == nil || !strings.Contains(err.Error(), "-nomad") {
@@ -54,16 +56,23 @@ func TestConfigResolve(t *testing.T) {
 	if err != nil || strings.Join(labels, ",") != "v1.5.3,fork,v1.6.1" || dir != "/out" {
 		t.Fatalf("defaults: %v %v %v", labels, dir, err)
 	}
-	if c.Topology != cluster.Multi || c.Rounds != DefaultRounds || c.Count != 300 || !c.Warmup {
-		t.Errorf("headline defaults %+v", c)
+	if topologiesName(c.Topologies) != "single-multi" || c.Rounds != DefaultRounds || c.Size("rolling") != SuiteSizes["rolling"] ||
+		!c.Warmup || len(c.Workloads) != len(Workloads) {
+		t.Errorf("suite defaults %+v", c)
 	}
 	c, labels, dir, _ = parse("-quick")
-	if c.Topology != cluster.Single || c.Rounds != 1 || c.Count != 30 || c.Warmup || len(labels) != 2 || dir != "/out/quick" {
+	if topologiesName(c.Topologies) != "single" || c.Rounds != 1 || c.Size("rolling") != SmokeSizes["rolling"] || c.Warmup ||
+		strings.Join(labels, ",") != "fork" || dir != "/out/quick" {
 		t.Errorf("-quick: %+v %v %s", c, labels, dir)
 	}
-	c, _, dir, _ = parse("-quick", "-topology", "multi", "-n", "20", "-warmup")
-	if c.Topology != cluster.Multi || c.Count != 20 || !c.Warmup || dir != "/out/quick-multi" {
+	c, _, dir, _ = parse("-quick", "-topology", "multi", "-n", "drain=20", "-warmup", "-workload", "drain")
+	if c.Topology != cluster.Multi || c.Size("drain") != 20 || c.Size("dispatch") != SmokeSizes["dispatch"] || !c.Warmup ||
+		dir != "/out/quick-multi" || strings.Join(c.Workloads, ",") != "drain" {
 		t.Errorf("-quick keeps given flags: %+v %s", c, dir)
+	}
+	// The line pinned at the reference version runs it once (issue 22).
+	if _, labels, _, _ = parse(); strings.Join(DefaultLabels(RefVersion), ",") != RefVersion+",fork" {
+		t.Errorf("labels on the %s line: %v", RefVersion, DefaultLabels(RefVersion))
 	}
 	// A relative -o is made absolute: the agents run elsewhere.
 	c, _, dir, _ = parse("-o", "rel/out")
@@ -71,9 +80,12 @@ func TestConfigResolve(t *testing.T) {
 		t.Errorf("-o rel/out: dir %s, Out %s", dir, c.Out)
 	}
 	for args, want := range map[string]string{
-		"-versions v1.0.0,bogus": `unknown label "bogus"`,
-		"-versions fork,fork":    "fork given twice",
-		"-n 0":                   "at least 1",
+		"-versions v1.0.0,bogus":  `unknown label "bogus"`,
+		"-versions fork,fork":     "fork given twice",
+		"-n drain=0":              "at least 1",
+		"-topology ring":          "unknown topology",
+		"-topology single,single": "given twice",
+		"-workload nope":          "unknown workload",
 	} {
 		if _, _, _, err := parse(strings.Fields(args)...); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", args, err, want)

@@ -20,13 +20,22 @@ type Report struct {
 	// Cores is the machine's core count, against which load averages are
 	// judged.
 	Cores  int    `json:"cores,omitempty"`
-	Count  int    `json:"count"`
 	Rounds int    `json:"rounds"`
 	Settle string `json:"settle"`
-	// Topology, Servers and Clients are the cluster's shape.
+	// Workloads, Sizes and Topologies are what every binary ran: each
+	// workload at its size, on a cluster of each topology.
+	Workloads  []string `json:"workloads,omitempty"`
+	Sizes      Sizes    `json:"sizes,omitempty"`
+	Topologies []string `json:"topologies,omitempty"`
+	Clients    int      `json:"clients,omitempty"`
+	// Counters says where the server counters were read: CountersSummed,
+	// or the leader's for reports written before the suite.
+	Counters string `json:"counters,omitempty"`
+	// Count, Topology and Servers are the shape of reports written before
+	// the workload suite (one rolling scenario on one topology).
+	Count    int    `json:"count,omitempty"`
 	Topology string `json:"topology,omitempty"`
 	Servers  int    `json:"servers,omitempty"`
-	Clients  int    `json:"clients,omitempty"`
 	// Base, Fork and Ref are the labels of the unpatched pinned version
 	// (ratios are to its medians), the fork and the newer upstream version
 	// the goals compare with: the report is redrawn with these, whatever
@@ -36,19 +45,59 @@ type Report struct {
 	Ref     string  `json:"ref,omitempty"`
 	Seconds float64 `json:"seconds"`
 	// Warmup is the run before the first round, not counted; nil if none.
-	Warmup    *Run      `json:"warmup,omitempty"`
-	Binaries  []Binary  `json:"binaries"`
-	Runs      []Run     `json:"runs"`
-	Summaries []Summary `json:"summaries"`
-	Goals     []Goal    `json:"goals,omitempty"`
-	Charts    []string  `json:"charts,omitempty"`
+	Warmup   *Run     `json:"warmup,omitempty"`
+	Binaries []Binary `json:"binaries"`
+	Runs     []Run    `json:"runs"`
+	Tables   []Table  `json:"tables"`
+	Goals    []Goal   `json:"goals,omitempty"`
+	Charts   []string `json:"charts,omitempty"`
 }
 
-// Summary returns the label's summary, or nil.
-func (r *Report) Summary(label string) *Summary {
-	for i := range r.Summaries {
-		if r.Summaries[i].Label == label {
-			return &r.Summaries[i]
+// CountersSummed is Report.Counters of the suite: see ServersSnapshot.
+const CountersSummed = "summed over the servers"
+
+// upgrade turns a report written before the workload suite — runs of the
+// rolling scenario with phases — into one of the rolling workload, so
+// -from redraws it.
+func (r *Report) upgrade() {
+	if len(r.Workloads) > 0 {
+		return
+	}
+	if r.Counters == "" {
+		r.Counters = "the leader's"
+	}
+	topo := r.Topology
+	if topo == "" {
+		topo = "single" // reports before topologies ran 1 server and 3 clients
+	}
+	r.Workloads = []string{"rolling"}
+	r.Topologies = []string{topo}
+	r.Sizes = Sizes{"rolling": r.Count}
+	for i := range r.Runs {
+		run := &r.Runs[i]
+		if run.Topology == "" {
+			run.Topology = topo
+		}
+		if len(run.Workloads) > 0 || len(run.Phases) == 0 {
+			continue
+		}
+		w := WorkloadRun{Name: "rolling", N: run.Count, Latency: "rolling deployment", Phases: run.Phases,
+			Figures: map[string]float64{}, Error: run.Error}
+		if p := run.Phase(PhaseRolling); p != nil {
+			w.Seconds = p.Seconds
+		}
+		if p := run.Phase(PhaseInitial); p != nil {
+			w.Figures["initial_seconds"] = p.Seconds
+		}
+		run.Workloads = []WorkloadRun{w}
+	}
+}
+
+// Table returns the table of the workload on the topology, or nil.
+func (r *Report) Table(workload, topology string) *Table {
+	for i := range r.Tables {
+		if r.Tables[i].Workload == workload && r.Tables[i].Topology == topology {
+			return &r.Tables[i]
 		}
 	}
 	return nil
@@ -117,68 +166,8 @@ func ReadReport(file string) (*Report, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("parsing %s: %w", file, err)
 	}
+	r.upgrade()
 	return &r, nil
-}
-
-// formatValue prints v as the figure prints.
-func formatValue(f Figure, v float64) string {
-	if f.Unit == "MB" {
-		return fmt.Sprintf("%.2f", v)
-	}
-	if f.Float {
-		return fmt.Sprintf("%.1f", v)
-	}
-	return fmt.Sprintf("%.0f", v)
-}
-
-// WriteTable writes a table per label: median, min–max and the ratio of
-// the median to base's.
-func WriteTable(w io.Writer, r *Report, base string) {
-	for _, s := range r.Summaries {
-		head := fmt.Sprintf("%s: %d run(s)", s.Label, s.Runs)
-		if s.Failed > 0 {
-			head += fmt.Sprintf(", %d failed", s.Failed)
-		}
-		for _, b := range r.Binaries {
-			if b.Label != s.Label {
-				continue
-			}
-			if b.Version != "" {
-				head += "; " + b.Version
-				if b.Revision != "" {
-					head += " (revision " + short(b.Revision) + ")"
-				}
-			}
-			src := b.Source
-			if src != "external" {
-				src = "commit " + short(src)
-			}
-			head += fmt.Sprintf("; %s (%s)", b.Path, src)
-			if b.Variant {
-				head += " [variant]"
-			}
-		}
-		fmt.Fprintln(w, head)
-		fmt.Fprintf(w, "  %-26s %10s %s %10s\n", "figure", "median", pad("min–max", 19), "× "+base)
-		for _, f := range Figures {
-			st, ok := s.Stats[f.Key]
-			if !ok {
-				fmt.Fprintf(w, "  %-26s %10s\n", f.Name, "n/a")
-				continue
-			}
-			unit := ""
-			if f.Unit != "" {
-				unit = " " + f.Unit
-			}
-			ratio := "–"
-			if st.Ratio != nil {
-				ratio = fmt.Sprintf("%.2f", *st.Ratio)
-			}
-			rng := formatValue(f, st.Min) + "–" + formatValue(f, st.Max) + unit
-			fmt.Fprintf(w, "  %-26s %10s %s %10s\n", f.Name, formatValue(f, st.Median)+unit, pad(rng, 19), ratio)
-		}
-		fmt.Fprintln(w)
-	}
 }
 
 // WriteRounds writes, per round, the machine's load: the highest 1-minute
@@ -220,117 +209,25 @@ func WriteRounds(w io.Writer, r *Report) {
 	fmt.Fprintln(w)
 }
 
-// Goal is one of the issue's goals, reported, never asserted.
-type Goal struct {
-	What   string   `json:"what"`
-	Limit  float64  `json:"limit,omitempty"`
-	Value  *float64 `json:"value,omitempty"`
-	Met    *bool    `json:"met,omitempty"`
-	Detail string   `json:"detail,omitempty"`
-}
-
-// Goals evaluates, for the fork and every variant, on the report's medians,
-// whether it dominates the reference version: RPCs and Raft applies no more
-// than the reference's, both deployment phases no slower than base's.
-func Goals(r *Report) []Goal {
-	base, ref := r.BaseLabel(), r.RefLabel()
-	rf := r.Summary(ref)
-	if r.Summary(base) == nil {
-		return nil
-	}
-	var goals []Goal
-	for _, s := range r.Summaries {
-		if s.Label != r.ForkLabel() && !s.Variant {
-			continue
-		}
-		var checks []Goal
-		for _, g := range []struct{ key, what string }{
-			{"update_alloc_rpcs", "Node.UpdateAlloc RPCs"},
-			{"raft_applies", "Raft applies"},
-		} {
-			goal := Goal{What: fmt.Sprintf("%s %s ≤ %s's", s.Label, g.what, ref), Limit: 1}
-			st, ok1 := s.Stats[g.key]
-			if rf != nil {
-				rs, ok2 := rf.Stats[g.key]
-				if ok1 && ok2 && rs.Median > 0 {
-					v := st.Median / rs.Median
-					met := st.Median <= rs.Median
-					goal.Value, goal.Met = &v, &met
-					goal.Detail = fmt.Sprintf("%.0f vs %.0f", st.Median, rs.Median)
-				}
-			}
-			checks = append(checks, goal)
-		}
-		for _, g := range []struct{ key, what string }{
-			{"initial_seconds", "initial deployment"},
-			{"rolling_seconds", "rolling deployment"},
-		} {
-			goal := Goal{What: fmt.Sprintf("%s %s ≤ 1.00 × %s", s.Label, g.what, base), Limit: 1}
-			if st, ok := s.Stats[g.key]; ok && st.Ratio != nil {
-				v := *st.Ratio
-				met := v <= 1
-				goal.Value, goal.Met = &v, &met
-			}
-			checks = append(checks, goal)
-		}
-		all := Goal{What: fmt.Sprintf("%s dominates %s (all four)", s.Label, ref)}
-		met := true
-		for _, c := range checks {
-			if c.Met == nil {
-				all.Met = nil
-				met = false
-				break
-			}
-			met = met && *c.Met
-			all.Met = &met
-		}
-		goals = append(goals, checks...)
-		goals = append(goals, all)
-	}
-	return goals
-}
-
-// WriteGoals writes the goals, one a line.
-func WriteGoals(w io.Writer, r *Report) {
-	goals := r.Goals
-	if len(goals) == 0 {
-		return
-	}
-	fmt.Fprintf(w, "Goals (on medians; N=%d, %d round(s); reported, not asserted):\n", r.Count, r.Rounds)
-	for _, g := range goals {
-		status := "n/a"
-		if g.Met != nil {
-			status = "MISSED"
-			if *g.Met {
-				status = "met"
-			}
-		}
-		line := fmt.Sprintf("  %-7s %s", status, g.What)
-		if g.Value != nil {
-			line += fmt.Sprintf(": %.3f", *g.Value)
-		}
-		if g.Detail != "" {
-			line += " (" + g.Detail + ")"
-		}
-		fmt.Fprintln(w, line)
-	}
-	fmt.Fprintln(w)
-}
-
 // WriteNotes writes the runs' errors and notes.
 func WriteNotes(w io.Writer, r *Report) {
 	var lines []string
 	for _, run := range r.Runs {
-		id := fmt.Sprintf("%s round %d", run.Label, run.Round)
+		id := fmt.Sprintf("%s %s round %d", run.Label, run.Topology, run.Round)
 		if run.Attempt > 1 {
 			lines = append(lines, fmt.Sprintf("  %s: attempt %d (the first failed)", id, run.Attempt))
 		}
 		if run.Error != "" {
 			lines = append(lines, fmt.Sprintf("  %s: FAILED: %s", id, firstLine(run.Error)))
 		}
-		for _, p := range run.Phases {
-			for _, n := range p.Notes {
-				lines = append(lines, fmt.Sprintf("  %s, %s: %s", id, p.Name, n))
+		for _, w := range run.Workloads {
+			if w.Error != "" && !strings.Contains(run.Error, w.Error) {
+				lines = append(lines, fmt.Sprintf("  %s, %s: FAILED: %s", id, w.Name, firstLine(w.Error)))
+			}
+			for _, p := range w.Phases {
+				for _, n := range p.Notes {
+					lines = append(lines, fmt.Sprintf("  %s, %s %s: %s", id, w.Name, p.Name, n))
+				}
 			}
 		}
 	}

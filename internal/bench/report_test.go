@@ -2,25 +2,31 @@ package bench
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
 func fakeReport() *Report {
-	runs := []Run{
-		fakeRun("v1.5.3", 1, 200, 260, 12, 26, false),
-		fakeRun("fork", 1, 120, 200, 12.2, 25, true),
-		fakeRun("v1.6.1", 1, 107, 164, 12.2, 28.1, false),
-		fakeRun("urgent-health", 1, 150, 200, 11, 22, true),
-		fakeRun("dedupe", 1, 100, 160, 11.5, 25, true),
+	var runs []Run
+	for _, topo := range []string{"single", "multi"} {
+		runs = append(runs,
+			fakeRun("v1.5.3", topo, 1, 10, 200),
+			fakeRun("fork", topo, 1, 9, 120),
+			fakeRun("v1.6.1", topo, 1, 10, 107),
+			fakeRun("seed", topo, 1, 12, 100),
+		)
 	}
-	r := &Report{Count: 300, Rounds: 1, Runs: runs, Base: "v1.5.3", Fork: "fork", Ref: "v1.6.1", Binaries: []Binary{
-		{Label: "v1.5.3", Path: "/b/v1.5.3/nomad", Source: "0690e6c70451deadbeef", Version: "Nomad v1.5.3", Revision: "434f7a1745c624bdb8b8b1fd0ee1ab8b1df3bcbd"},
-		{Label: "urgent-health", Path: "/tmp/nomad", Source: "external", Variant: true},
-		{Label: "dedupe", Path: "/tmp/dedupe", Source: "external", Variant: true},
-	}}
-	r.Summaries = Aggregate(runs, []string{"v1.5.3", "fork", "v1.6.1", "urgent-health", "dedupe"}, map[string]bool{"urgent-health": true, "dedupe": true}, "v1.5.3")
+	r := &Report{Rounds: 1, Runs: runs, Base: "v1.5.3", Fork: "fork", Ref: "v1.6.1", Clients: 3,
+		Workloads: []string{"alpha", "beta"}, Sizes: Sizes{"alpha": 10, "beta": 10}, Topologies: []string{"single", "multi"},
+		Binaries: []Binary{
+			{Label: "v1.5.3", Path: "/b/v1.5.3/nomad", Source: "0690e6c70451deadbeef", Version: "Nomad v1.5.3"},
+			{Label: "fork", Path: "/b/fork/nomad", Source: "1234567890abcdef"},
+			{Label: "v1.6.1", Path: "/b/v1.6.1/nomad", Source: "abcdef"},
+			{Label: "seed", Path: "/tmp/seed", Source: "external", Variant: true},
+		}}
+	r.Tables = Aggregate(runs, r.Topologies, r.Workloads, []string{"v1.5.3", "fork", "v1.6.1", "seed"}, map[string]bool{"seed": true}, "v1.5.3")
 	r.Goals = Goals(r)
 	return r
 }
@@ -28,68 +34,60 @@ func fakeReport() *Report {
 func TestWriteTable(t *testing.T) {
 	r := fakeReport()
 	var b bytes.Buffer
-	WriteTable(&b, r, "v1.5.3")
+	WriteTable(&b, r, r.Table("alpha", "multi"))
 	out := b.String()
 	for _, want := range []string{
-		"v1.5.3: 1 run(s); Nomad v1.5.3 (revision 434f7a1745c6); /b/v1.5.3/nomad (commit 0690e6c70451)",
-		"urgent-health: 1 run(s); /tmp/nomad (external) [variant]",
-		"Node.UpdateAlloc RPCs",
+		"alpha (N=10), multi topology (3 server(s), 3 clients): latency = fake latency",
+		"seed*",
+		"UpdateAlloc RPCs",
 		"0.60", // fork RPCs 120/200
-		"12.2 s",
-		"n/a",
+		"9.00",
+		"floor              4", // 4 runs
+		"p95_seconds: v1.5.3 20.00; fork 18.00",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
 	}
-	// upstream versions show n/a for the fork's client split.
-	block := out[strings.Index(out, "v1.6.1:"):]
-	block = block[:strings.Index(block, "\n\n")]
-	for _, line := range strings.Split(block, "\n") {
-		if strings.Contains(line, "client RPCs: urgent") && !strings.Contains(line, "n/a") {
-			t.Errorf("v1.6.1 urgent RPCs not n/a: %q", line)
-		}
-	}
 }
 
-func TestGoals(t *testing.T) {
+func TestGoalsAndSummary(t *testing.T) {
 	r := fakeReport()
-	if len(r.Goals) != 15 {
-		t.Fatalf("%d goals, want 5 each for the fork and two variants", len(r.Goals))
+	if len(r.Goals) != 16 {
+		t.Fatalf("%d goals, want 2 per table (4) for the fork and the variant", len(r.Goals))
 	}
 	met := map[string]bool{}
 	for _, g := range r.Goals {
 		if g.Met == nil {
-			t.Fatalf("goal %q not evaluated", g.What)
+			t.Fatalf("goal %+v not evaluated", g)
 		}
-		met[g.What] = *g.Met
+		met[g.Label+"/"+g.Workload+"/"+g.Topology+"/"+g.Figure] = *g.Met
 	}
 	for what, want := range map[string]bool{
-		"fork Node.UpdateAlloc RPCs ≤ v1.6.1's":     false, // 120 vs 107
-		"fork rolling deployment ≤ 1.00 × v1.5.3":   true,  // 25 vs 26
-		"fork initial deployment ≤ 1.00 × v1.5.3":   false, // 12.2 vs 12
-		"fork dominates v1.6.1 (all four)":          false,
-		"urgent-health dominates v1.6.1 (all four)": false,
-		"dedupe Raft applies ≤ v1.6.1's":            true, // 160 vs 164
-		"dedupe dominates v1.6.1 (all four)":        true,
-		"v1.6.1 dominates v1.6.1 (all four)":        false, // absent: not a candidate
+		"fork/alpha/single/latency": true,  // 9 vs 10
+		"fork/alpha/single/rpcs":    false, // 120 vs 107
+		"seed/beta/multi/latency":   false, // 24 vs 20
+		"seed/beta/multi/rpcs":      true,  // 100 vs 107
 	} {
 		if met[what] != want {
 			t.Errorf("%s: met %v, want %v", what, met[what], want)
 		}
 	}
 	var b bytes.Buffer
+	WriteSummary(&b, r)
 	WriteGoals(&b, r)
 	for _, want := range []string{
-		"MISSED  fork Node.UpdateAlloc RPCs ≤ v1.6.1's: 1.121 (120 vs 107)",
-		"met     dedupe dominates v1.6.1 (all four)",
+		"alpha          single      1.00 / 1.00    0.90 / 0.60!     1.00 / 0.54    1.20! / 0.50      0.05",
+		"fork latency ≤ 1.00 × v1.5.3: met in 4 of 4",
+		"fork Node.UpdateAlloc RPCs ≤ v1.6.1's: met in 0 of 4; MISSED: alpha/single 1.12",
+		"seed latency ≤ 1.00 × v1.5.3: met in 0 of 4",
 	} {
 		if !strings.Contains(b.String(), want) {
-			t.Errorf("goals text lacks %q:\n%s", want, b.String())
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
 		}
 	}
 	if Goals(&Report{}) != nil {
-		t.Error("goals without runs")
+		t.Error("goals without tables")
 	}
 }
 
@@ -101,7 +99,7 @@ func TestWriteRounds(t *testing.T) {
 	r.Runs[0].OtherCores = &other
 	var b bytes.Buffer
 	WriteRounds(&b, r)
-	if !strings.Contains(b.String(), "round 1 (v1.5.3, fork, v1.6.1, urgent-health, dedupe): load 1.9, others 0.50 cores\n") {
+	if !strings.Contains(b.String(), "load 1.9, others 0.50 cores\n") {
 		t.Errorf("rounds:\n%s", b.String())
 	}
 	r.Runs[2].LoadAvg = []float64{7}
@@ -126,10 +124,70 @@ func roundTrip(t *testing.T, r *Report) *Report {
 	return got
 }
 
-func TestReportJSONRoundTrip(t *testing.T) {
-	got := roundTrip(t, fakeReport())
-	if len(got.Runs) != 5 || got.Summary("fork") == nil || *got.Summary("fork").Stats["update_alloc_rpcs"].Ratio != 0.6 {
-		t.Errorf("round trip lost data: %+v", got.Summary("fork"))
+// TestWriteResultsFrom writes a report's results, then redraws them from
+// the JSON alone (-from): the same tables and summary.
+func TestWriteResultsFrom(t *testing.T) {
+	r := fakeReport()
+	dir := t.TempDir()
+	var first bytes.Buffer
+	if err := WriteResults(r, dir, &first); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadReport(filepath.Join(dir, "bench.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Runs) != 8 || got.Table("beta", "multi") == nil {
+		t.Fatalf("round trip lost data: %d runs", len(got.Runs))
+	}
+	var again bytes.Buffer
+	if err := WriteResults(got, dir, &again); err != nil {
+		t.Fatal(err)
+	}
+	if first.String() != again.String() {
+		t.Errorf("redrawn differs:\n%s\n---\n%s", first.String(), again.String())
+	}
+	for _, f := range []string{"table.txt", "summary-latency.png", "summary-rpcs.png"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestReadReportBeforeSuite reads a report of the rolling scenario
+// written before the workload suite: its runs become the rolling
+// workload's.
+func TestReadReportBeforeSuite(t *testing.T) {
+	old := `{"count": 300, "rounds": 1, "topology": "multi", "base": "v1.5.3",
+	 "binaries": [{"label": "v1.5.3"}, {"label": "fork"}],
+	 "runs": [
+	  {"label": "v1.5.3", "round": 1, "count": 300, "phases": [
+	    {"name": "initial", "seconds": 12, "update_alloc_rpcs": 80},
+	    {"name": "rolling", "seconds": 26, "update_alloc_rpcs": 150},
+	    {"name": "settle", "seconds": 5, "update_alloc_rpcs": 3}]},
+	  {"label": "fork", "round": 1, "count": 300, "phases": [
+	    {"name": "initial", "seconds": 11, "update_alloc_rpcs": 40},
+	    {"name": "rolling", "seconds": 23.4, "update_alloc_rpcs": 70},
+	    {"name": "settle", "seconds": 5, "update_alloc_rpcs": 7}]}]}`
+	file := filepath.Join(t.TempDir(), "bench.json")
+	if err := os.WriteFile(file, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadReport(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteResults(r, filepath.Dir(file), &out); err != nil {
+		t.Fatal(err)
+	}
+	fork := r.Table("rolling", "multi").Label("fork")
+	if st := fork.Stats["update_alloc_rpcs"]; st.Median != 117 || st.Ratio == nil || *st.Ratio != 117.0/233 {
+		t.Errorf("fork RPCs %+v", st)
+	}
+	if !strings.Contains(out.String(), "rolling        multi       1.00 / 1.00     0.90 / 0.50         –") ||
+		!strings.Contains(out.String(), "server counters the leader's") {
+		t.Errorf("summary:\n%s", out.String())
 	}
 }
 
@@ -137,18 +195,17 @@ func TestReportJSONRoundTrip(t *testing.T) {
 // counted, and kept through the JSON.
 func TestWriteReportWarmup(t *testing.T) {
 	r := fakeReport()
-	warm := fakeRun("v1.5.3", 0, 300, 400, 30.5, 41, false)
+	warm := fakeRun("v1.5.3", "single", 0, 30.5, 300)
 	r.Warmup = &warm
 	got := roundTrip(t, r)
 	var out bytes.Buffer
 	WriteReport(&out, got)
-	if want := "warm-up run (not counted): v1.5.3, initial deployment 30.5 s, rolling deployment 41.0 s\n"; !strings.Contains(out.String(), want) {
+	if want := "warm-up run (not counted): v1.5.3, alpha 30.5 s, beta 61.0 s\n"; !strings.Contains(out.String(), want) {
 		t.Errorf("report lacks %q:\n%s", want, out.String())
 	}
-	if len(got.Runs) != 5 || got.Warmup.Phase(PhaseInitial).UpdateAllocRPCs != warm.Phase(PhaseInitial).UpdateAllocRPCs {
-		t.Errorf("runs %d, warm-up %+v", len(got.Runs), got.Warmup)
+	if len(got.Runs) != 8 {
+		t.Errorf("runs %d", len(got.Runs))
 	}
-
 	got.Warmup.Error = "cluster not ready"
 	out.Reset()
 	WriteReport(&out, got)
@@ -159,12 +216,17 @@ func TestWriteReportWarmup(t *testing.T) {
 
 func TestWriteNotes(t *testing.T) {
 	r := fakeReport()
-	r.Runs[1].Error = "initial deployment: boom\nmore"
+	r.Runs[1].Error = "rolling: boom\nmore"
 	r.Runs[1].Attempt = 2
-	r.Runs[0].Phases[1].Notes = []string{"nomad_raft_apply was reset"}
+	r.Runs[0].Workloads[0].Phases[1].Notes = []string{"nomad_raft_apply was reset"}
+	r.Runs[2].Workloads[1].Error = "no allocation queued"
 	var b bytes.Buffer
 	WriteNotes(&b, r)
-	for _, want := range []string{"fork round 1: FAILED: initial deployment: boom", "attempt 2", "v1.5.3 round 1, rolling: nomad_raft_apply was reset"} {
+	for _, want := range []string{
+		"fork single round 1: FAILED: rolling: boom", "attempt 2",
+		"v1.5.3 single round 1, alpha b: nomad_raft_apply was reset",
+		"v1.6.1 single round 1, beta: FAILED: no allocation queued",
+	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("notes lack %q:\n%s", want, b.String())
 		}

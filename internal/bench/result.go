@@ -89,7 +89,7 @@ func Diff(name string, a, b Snapshot) Phase {
 		return d
 	}
 	if a.Leader != b.Leader {
-		p.Notes = append(p.Notes, fmt.Sprintf("the leader changed from %s to %s: its counters are %s's alone", a.Leader, b.Leader, b.Leader))
+		p.Notes = append(p.Notes, fmt.Sprintf("the leader changed from %s to %s during the phase", a.Leader, b.Leader))
 	}
 	p.UpdateAllocRPCs = counter(cluster.MetricUpdateAlloc)
 	p.RaftApplies = counter(cluster.MetricRaftApply)
@@ -165,14 +165,19 @@ type Run struct {
 	// sandbox.
 	Version  string `json:"version,omitempty"`
 	Revision string `json:"revision,omitempty"`
-	Count    int    `json:"count"`
+	// Count is the N of reports written before the workload suite.
+	Count    int    `json:"count,omitempty"`
 	Topology string `json:"topology,omitempty"`
 	// StartupSeconds is how long the cluster took to be ready.
 	StartupSeconds float64   `json:"startup_seconds"`
 	TotalSeconds   float64   `json:"total_seconds"`
 	Started        time.Time `json:"started"`
-	Phases         []Phase   `json:"phases"`
-	Error          string    `json:"error,omitempty"`
+	// Workloads are the run's workloads, in the order they ran.
+	Workloads []WorkloadRun `json:"workloads,omitempty"`
+	// Phases are the rolling scenario's phases of reports written before
+	// the workload suite (ReadReport turns them into a rolling workload).
+	Phases []Phase `json:"phases,omitempty"`
+	Error  string  `json:"error,omitempty"`
 	// Attempt is 1, or 2 when the first attempt failed and was retried.
 	Attempt int `json:"attempt,omitempty"`
 	// LoadAvg is the machine's 1-minute load average before the run and
@@ -192,6 +197,16 @@ func (r *Run) MaxLoad() float64 {
 		}
 	}
 	return m
+}
+
+// Workload returns the run's result of the named workload, or nil.
+func (r *Run) Workload(name string) *WorkloadRun {
+	for i := range r.Workloads {
+		if r.Workloads[i].Name == name {
+			return &r.Workloads[i]
+		}
+	}
+	return nil
 }
 
 // Phase returns the named phase, or nil.

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
@@ -36,7 +37,7 @@ func ScenarioMain(args []string, stdout, stderr io.Writer) int {
 func recordedScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error) {
 	run, err := RunScenario(ctx, opts, log)
 	if run == nil {
-		run = &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Count: opts.Count, Topology: string(opts.Topology)}
+		run = &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Topology: string(opts.Topology)}
 	}
 	if err != nil {
 		run.Error = err.Error()
@@ -81,11 +82,13 @@ func WriteResult(stdout, stderr io.Writer, result any, err error) int {
 // results directory.
 const PartialFile = "bench.partial.json"
 
-// Runner runs the scenario for every binary, round by round.
+// Runner runs the scenario for every binary on every topology, round by
+// round.
 type Runner struct {
-	Scenario Scenario
-	Rounds   int
-	Binaries []Binary
+	Scenario   Scenario
+	Topologies []cluster.Topology
+	Rounds     int
+	Binaries   []Binary
 	// Dir is the results directory: runs/<label>-r<round> per run.
 	Dir   string
 	Retry bool
@@ -107,18 +110,24 @@ type Runner struct {
 // an interrupt or a failure to run at all.
 func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 	rep := &Report{
-		Date:     time.Now().UTC(),
-		Command:  r.Command,
-		Machine:  Machine(),
-		Cores:    runtime.NumCPU(),
-		Count:    r.Scenario.Count,
-		Rounds:   r.Rounds,
-		Settle:   r.Scenario.Settle.String(),
-		Topology: string(r.Scenario.Topology),
-		Servers:  r.Scenario.Topology.Servers(),
-		Clients:  r.Scenario.Clients,
-		Base:     r.Base, Fork: r.Fork, Ref: r.Ref,
+		Date:      time.Now().UTC(),
+		Command:   r.Command,
+		Machine:   Machine(),
+		Cores:     runtime.NumCPU(),
+		Rounds:    r.Rounds,
+		Settle:    r.Scenario.Settle.String(),
+		Clients:   r.Scenario.Clients,
+		Workloads: r.Scenario.Workloads,
+		Counters:  CountersSummed,
+		Sizes:     Sizes{},
+		Base:      r.Base, Fork: r.Fork, Ref: r.Ref,
 		Binaries: append([]Binary(nil), r.Binaries...),
+	}
+	for _, w := range r.Scenario.Workloads {
+		rep.Sizes[w] = r.Scenario.Size(w)
+	}
+	for _, t := range r.Topologies {
+		rep.Topologies = append(rep.Topologies, string(t))
 	}
 	if err := os.MkdirAll(r.Dir, 0o755); err != nil {
 		return rep, 0, err
@@ -134,55 +143,27 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 		}
 		rep.Warmup = warm
 	}
-	total := r.Rounds * len(r.Binaries)
+	total := r.Rounds * len(r.Topologies) * len(r.Binaries)
 	failed := 0
 	for round := 1; round <= r.Rounds; round++ {
-		for i := range r.Binaries {
-			bin := r.Binaries[(i+round-1)%len(r.Binaries)]
-			n := len(rep.Runs) + 1
-			what := fmt.Sprintf("run %d/%d: %s, round %d, N=%d, %s", n, total, bin.Label, round, r.Scenario.Count, r.Scenario.Topology)
-			var run *Run
-			var err error
-			endStep := progress.Begin(what) // for an interruption's message
-			for attempt := 1; attempt <= 2; attempt++ {
-				dir := filepath.Join(r.Dir, "runs", fmt.Sprintf("%s-r%d", bin.Label, round))
-				opts := Options{Scenario: r.Scenario, Nomad: bin.Path, Dir: dir, Label: bin.Label, Round: round, DataRoot: DefaultDataRoot}
-				fmt.Fprintf(r.Stdout, "==> %s\n", what)
-				t0 := time.Now()
-				run, err = r.runInSandbox(ctx, opts)
-				if ctx.Err() != nil {
-					return rep, failed, fmt.Errorf("%w; the runs so far are in %s: redraw them with -from", ctx.Err(), filepath.Join(r.Dir, PartialFile))
+		for _, topo := range r.Topologies {
+			for i := range r.Binaries {
+				bin := r.Binaries[(i+round-1)%len(r.Binaries)]
+				run, err := r.runOne(ctx, bin, topo, round, len(rep.Runs)+1, total)
+				if err != nil {
+					return rep, failed, err
 				}
-				run.Attempt = attempt
-				if err == nil {
-					fmt.Fprintf(r.Stdout, "    %s: done in %s (load %.1f)\n", what, time.Since(t0).Round(time.Second), run.MaxLoad())
-					break
+				if run.Error != "" {
+					failed++
 				}
-				run.Error = err.Error()
-				if r.Retry && attempt == 1 {
-					// Keep the failed attempt's logs beside the retry's.
-					failedDir := dir + ".failed"
-					_ = os.RemoveAll(failedDir)
-					if os.Rename(dir, failedDir) == nil {
-						dir = failedDir
-					}
+				rep.Runs = append(rep.Runs, *run)
+				// Keep what is measured so far: an interrupted bench can be
+				// redrawn with -from.
+				rep.Seconds = time.Since(start).Seconds()
+				rep.fillBinaryVersions()
+				if err := rep.WriteJSON(filepath.Join(r.Dir, PartialFile)); err != nil {
+					fmt.Fprintf(r.Stderr, "warning: saving the runs so far: %v\n", err)
 				}
-				fmt.Fprintf(r.Stdout, "    %s: FAILED in %s: %v (agent logs in %s)\n", what, time.Since(t0).Round(time.Second), err, dir)
-				if !r.Retry {
-					break
-				}
-			}
-			endStep()
-			if run.Error != "" {
-				failed++
-			}
-			rep.Runs = append(rep.Runs, *run)
-			// Keep what is measured so far: an interrupted bench can be
-			// redrawn with -from.
-			rep.Seconds = time.Since(start).Seconds()
-			rep.fillBinaryVersions()
-			if err := rep.WriteJSON(filepath.Join(r.Dir, PartialFile)); err != nil {
-				fmt.Fprintf(r.Stderr, "warning: saving the runs so far: %v\n", err)
 			}
 		}
 	}
@@ -191,11 +172,53 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 	return rep, failed, nil
 }
 
-// warmup runs the scenario once for bin, in runs/warmup, for the report's
-// Warmup: never counted, never retried.
+// runOne runs bin on topo once (run n of total), retried once when it
+// fails and r.Retry. The error is for an interrupt only.
+func (r *Runner) runOne(ctx context.Context, bin Binary, topo cluster.Topology, round, n, total int) (*Run, error) {
+	what := fmt.Sprintf("run %d/%d: %s, round %d, %s", n, total, bin.Label, round, topo)
+	var run *Run
+	var err error
+	defer progress.Begin(what)() // for an interruption's message
+	for attempt := 1; attempt <= 2; attempt++ {
+		dir := filepath.Join(r.Dir, "runs", fmt.Sprintf("%s-%s-r%d", bin.Label, topo, round))
+		sc := r.Scenario
+		sc.Topology = topo
+		opts := Options{Scenario: sc, Nomad: bin.Path, Dir: dir, Label: bin.Label, Round: round, DataRoot: DefaultDataRoot}
+		fmt.Fprintf(r.Stdout, "==> %s\n", what)
+		t0 := time.Now()
+		run, err = r.runInSandbox(ctx, opts)
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w; the runs so far are in %s: redraw them with -from", ctx.Err(), filepath.Join(r.Dir, PartialFile))
+		}
+		run.Attempt = attempt
+		if err == nil {
+			fmt.Fprintf(r.Stdout, "    %s: done in %s (load %.1f)\n", what, time.Since(t0).Round(time.Second), run.MaxLoad())
+			return run, nil
+		}
+		run.Error = err.Error()
+		if r.Retry && attempt == 1 {
+			// Keep the failed attempt's logs beside the retry's.
+			failedDir := dir + ".failed"
+			_ = os.RemoveAll(failedDir)
+			if os.Rename(dir, failedDir) == nil {
+				dir = failedDir
+			}
+		}
+		fmt.Fprintf(r.Stdout, "    %s: FAILED in %s: %v (agent logs in %s)\n", what, time.Since(t0).Round(time.Second), err, dir)
+		if !r.Retry {
+			break
+		}
+	}
+	return run, nil
+}
+
+// warmup runs the scenario once for bin on the first topology, in
+// runs/warmup, for the report's Warmup: never counted, never retried.
 func (r *Runner) warmup(ctx context.Context, bin Binary) (*Run, error) {
-	opts := Options{Scenario: r.Scenario, Nomad: bin.Path, Dir: filepath.Join(r.Dir, "runs", "warmup"), Label: bin.Label, DataRoot: DefaultDataRoot}
-	what := fmt.Sprintf("warm-up run: %s, N=%d, %s (not counted)", bin.Label, r.Scenario.Count, r.Scenario.Topology)
+	sc := r.Scenario
+	sc.Topology = r.Topologies[0]
+	opts := Options{Scenario: sc, Nomad: bin.Path, Dir: filepath.Join(r.Dir, "runs", "warmup"), Label: bin.Label, DataRoot: DefaultDataRoot}
+	what := fmt.Sprintf("warm-up run: %s, %s (not counted)", bin.Label, sc.Topology)
 	defer progress.Begin(what)()
 	fmt.Fprintf(r.Stdout, "==> %s\n", what)
 	t0 := time.Now()
@@ -211,7 +234,7 @@ func (r *Runner) warmup(ctx context.Context, bin Binary) (*Run, error) {
 // runInSandbox runs one scenario in a new sandbox and decodes the result
 // it prints. The returned run is never nil.
 func (r *Runner) runInSandbox(ctx context.Context, o Options) (*Run, error) {
-	run := &Run{Label: o.Label, Round: o.Round, Binary: o.Nomad, Count: o.Count, Topology: string(o.Topology)}
+	run := &Run{Label: o.Label, Round: o.Round, Binary: o.Nomad, Topology: string(o.Topology)}
 	if err := os.RemoveAll(o.Dir); err != nil {
 		return run, err
 	}

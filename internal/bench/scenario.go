@@ -16,19 +16,21 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )
 
-// JobID is the scenario's job.
-const JobID = "bench"
-
-// scenario is one run of the scenario: a cluster, the job, the snapshots.
+// scenario is one run: a cluster, the event watch, the workloads.
 type scenario struct {
-	opts Options
-	log  io.Writer
-	c    *cluster.Cluster
+	opts  Options
+	log   io.Writer
+	c     *cluster.Cluster
+	watch *Watch
 }
 
-// RunScenario runs the scenario once. It must run inside the sandbox: it
-// verifies the network namespace before it starts any agent, and the
-// cluster checks every host's namespace before it starts any agent there.
+// RunScenario starts one cluster and runs the options' workloads on it,
+// one after the other, cleaning up between them. It must run inside the
+// sandbox: it verifies the network namespace before it starts any agent,
+// and the cluster checks every host's namespace before it starts any
+// agent there. A workload that fails is recorded in its result and the
+// next one still runs (on a cleaned cluster); the error is the first
+// failure.
 func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error) {
 	if err := sandbox.Verify(); err != nil {
 		return nil, fmt.Errorf("refusing to start agents outside the sandbox: %w", err)
@@ -42,7 +44,7 @@ func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error)
 	if err := cluster.MountTmpfs(opts.DataRoot); err != nil {
 		return nil, err
 	}
-	run := &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Count: opts.Count,
+	run := &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad,
 		Topology: string(opts.Topology), Started: time.Now()}
 	if out, err := exec.CommandContext(ctx, opts.Nomad, "version").Output(); err == nil {
 		run.Version, run.Revision = parseVersion(string(out))
@@ -70,7 +72,7 @@ func parseVersion(out string) (version, revision string) {
 }
 
 func (s *scenario) logf(format string, args ...any) {
-	fmt.Fprintf(s.log, "    [%s r%d] %s\n", s.opts.Label, s.opts.Round, fmt.Sprintf(format, args...))
+	fmt.Fprintf(s.log, "    [%s r%d %s] %s\n", s.opts.Label, s.opts.Round, s.opts.Topology, fmt.Sprintf(format, args...))
 }
 
 func (s *scenario) run(ctx context.Context, run *Run) error {
@@ -84,97 +86,62 @@ func (s *scenario) run(ctx context.Context, run *Run) error {
 	}
 	s.c = c
 	run.StartupSeconds = time.Since(start).Seconds()
-	s.logf("%s cluster of %d server(s) and %d clients ready in %.1fs", s.opts.Topology, len(c.Servers), len(c.Clients), run.StartupSeconds)
+	s.logf("cluster of %d server(s) and %d clients ready in %.1fs", len(c.Servers), len(c.Clients), run.StartupSeconds)
 
-	edges := make([]Snapshot, 0, 4)
-	snap := func() error {
-		sn, err := s.snapshot(ctx)
-		if err != nil {
-			return err
-		}
-		edges = append(edges, sn)
-		run.LoadAvg = append(run.LoadAvg, sn.Load1)
-		return nil
-	}
-	if err := snap(); err != nil {
-		return err
-	}
-	var durations []float64
-	for version, phase := range []string{PhaseInitial, PhaseRolling} {
-		d, err := s.deploy(ctx, version)
-		if err != nil {
-			return fmt.Errorf("%s deployment: %w", phase, err)
-		}
-		s.logf("%s deployment of %d allocations successful in %.1fs", phase, s.opts.Count, d.Seconds())
-		durations = append(durations, d.Seconds())
-		if err := snap(); err != nil {
-			return err
-		}
-	}
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(s.opts.Settle):
-	}
-	if err := snap(); err != nil {
-		return err
-	}
-	for i, name := range Phases {
-		p := Diff(name, edges[i], edges[i+1])
-		if i < len(durations) {
-			p.Seconds = durations[i]
-		}
-		run.Phases = append(run.Phases, p)
-	}
-	return c.CheckAlive()
-}
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	s.watch = NewWatch()
+	go s.watch.Follow(wctx, c)
 
-// deploy registers the job's version (0: initial, 1: the env var changed)
-// and waits for that version's deployment to be successful. It returns the
-// time from registering to seeing it successful.
-func (s *scenario) deploy(ctx context.Context, version int) (time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.opts.PhaseTimeout)
-	defer cancel()
-	start := time.Now()
-	if err := s.c.API(ctx).Register(ctx, cluster.BenchJob(JobID, s.opts.Count, version)); err != nil {
-		return 0, err
-	}
-	var index uint64 = 1
-	var last *cluster.Deployment
-	for {
-		if err := s.c.CheckAlive(); err != nil {
-			return 0, err
+	var first error
+	for i, name := range s.opts.Workloads {
+		w, ok := WorkloadByName(name)
+		if !ok {
+			return fmt.Errorf("unknown workload %q", name)
 		}
-		d, next, err := s.c.API(ctx).LatestDeployment(ctx, JobID, index, 5*time.Second)
+		env := &Env{C: c, Watch: s.watch, N: s.opts.Size(name), Settle: s.opts.Settle, Timeout: s.opts.PhaseTimeout,
+			Snapshot: s.snapshot, Logf: s.logf}
+		t0 := time.Now()
+		res, err := w.Run(ctx, env)
+		res.Name, res.N = name, env.N
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return 0, fmt.Errorf("no successful deployment after %s (last: %+v): %w", s.opts.PhaseTimeout, last, ctx.Err())
+			res.Error = err.Error()
+			s.logf("%s: FAILED: %v", name, err)
+			if first == nil {
+				first = fmt.Errorf("%s: %w", name, err)
 			}
-			return 0, err
+		} else {
+			floor := 0.0
+			if res.Floor != nil {
+				floor = *res.Floor
+			}
+			s.logf("%s (N=%d): %s %.2fs, %.0f Node.UpdateAlloc RPCs (floor %.0f), in %.0fs",
+				name, env.N, res.Latency, res.Seconds, res.Total(func(p *Phase) float64 { return p.UpdateAllocRPCs }), floor, time.Since(t0).Seconds())
 		}
-		if next > 0 {
-			index = next
+		run.Workloads = append(run.Workloads, res)
+		if sn, err := s.snapshot(ctx); err == nil {
+			run.LoadAvg = append(run.LoadAvg, sn.Load1)
 		}
-		if d == nil || d.JobVersion != uint64(version) {
-			continue
+		if i < len(s.opts.Workloads)-1 {
+			if err := env.Cleanup(ctx); err != nil {
+				return errors.Join(first, fmt.Errorf("cleaning up after %s: %w", name, err))
+			}
 		}
-		last = d
-		switch d.Status {
-		case cluster.DeploymentSuccessful:
-			return time.Since(start), nil
-		case cluster.DeploymentRunning, "pending", "paused", "blocked", "initializing", "unblocking":
-			continue
-		default:
-			return 0, fmt.Errorf("deployment %s is %s: %s", d.ID, d.Status, d.StatusDescription)
+		if err := c.CheckAlive(); err != nil {
+			return errors.Join(first, err)
 		}
 	}
+	return first
 }
 
-// snapshot reads the leader's counters, the clients' fork metrics and
-// link counters, the agents' CPU times, the load average and the
-// allocations' ClientStatus transitions.
+// snapshot reads the servers' counters (summed over the servers), the
+// clients' fork metrics and link counters, the agents' CPU times, the load
+// average and the allocations' ClientStatus transitions.
 func (s *scenario) snapshot(ctx context.Context) (Snapshot, error) {
-	sn, leader, err := LeaderSnapshot(ctx, s.c)
+	sn, leader, err := ServersSnapshot(ctx, s.c)
 	if err != nil {
 		return sn, err
 	}
@@ -237,12 +204,48 @@ func (s *scenario) snapshot(ctx context.Context) (Snapshot, error) {
 		sn.ClientCPU.Tree += cpu.Tree
 	}
 
-	allocs, err := leader.API.Allocations(ctx, JobID)
-	if err != nil {
-		return sn, err
+	if s.watch != nil {
+		var allocs []cluster.AllocStub
+		for _, r := range s.watch.Allocs(func(string) bool { return true }) {
+			allocs = append(allocs, r.Last)
+		}
+		sn.Transitions = Transitions(allocs)
 	}
-	sn.Transitions = Transitions(allocs)
 	return sn, nil
+}
+
+// ServerCounters are the server metrics a snapshot reads.
+var ServerCounters = []string{cluster.MetricUpdateAlloc, cluster.MetricRaftApply, cluster.MetricFSMAllocClientUpdate}
+
+// ServersSnapshot starts a snapshot: the time, the load, the leader, and
+// the counters summed over every running server. Node.UpdateAlloc and Raft
+// applies are counted where they are handled — on the leader, followers
+// forward them — so on a steady leader the sum is the leader's count, and
+// across a change of leader the old leader's counts are kept (docs/bench.md).
+// It returns the leader.
+func ServersSnapshot(ctx context.Context, c *cluster.Cluster) (Snapshot, *cluster.Agent, error) {
+	sn := Snapshot{At: time.Now(), Server: map[string]float64{}}
+	sn.Load1, _ = LoadAverage()
+	leader, err := c.Leader(ctx)
+	if err != nil || leader == nil {
+		return sn, nil, fmt.Errorf("finding the leader: %v", err)
+	}
+	sn.Leader = leader.Spec.Name
+	for _, a := range c.Servers {
+		if exited, _ := a.Exited(); exited {
+			continue
+		}
+		m, err := a.API.Metrics(ctx)
+		if err != nil {
+			return sn, nil, fmt.Errorf("%s metrics: %w", a.Spec.Name, err)
+		}
+		for _, name := range ServerCounters {
+			if v, ok := m.Value(name); ok {
+				sn.Server[name] += v
+			}
+		}
+	}
+	return sn, leader, nil
 }
 
 // LeaderSnapshot starts a snapshot: the time, the load, the leader and

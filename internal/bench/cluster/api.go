@@ -21,7 +21,11 @@ type Job struct {
 	Name        string
 	Type        string
 	Datacenters []string
-	TaskGroups  []TaskGroup
+	// Periodic and ParameterizedJob make a periodic or a parameterized
+	// job (the workloads periodic and dispatch).
+	Periodic         *Periodic         `json:",omitempty"`
+	ParameterizedJob *ParameterizedJob `json:",omitempty"`
+	TaskGroups       []TaskGroup
 }
 
 // TaskGroup is a group of a job.
@@ -34,18 +38,25 @@ type TaskGroup struct {
 	// MaxClientDisconnect keeps a disconnected client's allocations
 	// (status unknown) for this long instead of replacing them as lost.
 	MaxClientDisconnect *time.Duration `json:",omitempty"`
-	Tasks               []Task
+	// Migrate is the group's migrate block (node drains); Reschedule its
+	// reschedule block.
+	Migrate    *MigrateStrategy  `json:",omitempty"`
+	Reschedule *ReschedulePolicy `json:"ReschedulePolicy,omitempty"`
+	Tasks      []Task
 }
 
 // UpdateStrategy is a group's update block.
+//
+// Zero fields but MaxParallel are left out, so Nomad fills in its
+// defaults: `update { max_parallel = 0 }` is UpdateStrategy{}.
 type UpdateStrategy struct {
 	MaxParallel      int
-	HealthCheck      string
-	MinHealthyTime   time.Duration
-	HealthyDeadline  time.Duration
-	ProgressDeadline time.Duration
-	AutoRevert       bool
-	Canary           int
+	HealthCheck      string        `json:",omitempty"`
+	MinHealthyTime   time.Duration `json:",omitempty"`
+	HealthyDeadline  time.Duration `json:",omitempty"`
+	ProgressDeadline time.Duration `json:",omitempty"`
+	AutoRevert       bool          `json:",omitempty"`
+	Canary           int           `json:",omitempty"`
 }
 
 // RestartPolicy is a group's restart block.
@@ -97,14 +108,17 @@ const (
 	DeploymentSuccessful = "successful"
 )
 
+// DeploymentStatus is the part of an allocation's deployment status the
+// bench reads: Timestamp is when the client decided the health.
 // TaskState is the part of a task's state the bench and the fault
 // checker read.
 type TaskState struct {
-	State     string
-	Failed    bool
-	Restarts  uint64
-	StartedAt time.Time
-	Events    []*TaskEvent
+	State      string
+	Failed     bool
+	Restarts   uint64
+	StartedAt  time.Time
+	FinishedAt time.Time
+	Events     []*TaskEvent
 }
 
 // TaskEvent is the part of a task event the fault checker reads.
@@ -115,8 +129,10 @@ type TaskEvent struct {
 
 // AllocDeploymentStatus is an allocation's health in its deployment.
 type AllocDeploymentStatus struct {
-	// Healthy is nil until the client has decided.
-	Healthy *bool
+	// Healthy is nil until the client has decided; Timestamp is when it
+	// did (the client's clock).
+	Healthy   *bool
+	Timestamp time.Time
 }
 
 // AllocStub is the part of an allocation list entry the bench and the
@@ -125,12 +141,21 @@ type AllocStub struct {
 	ID               string
 	Name             string
 	NodeID           string
+	JobID            string
+	EvalID           string
 	JobVersion       uint64
 	ClientStatus     string
 	DesiredStatus    string
 	DeploymentStatus *AllocDeploymentStatus
 	TaskStates       map[string]*TaskState
 	ModifyIndex      uint64
+	// CreateTime and ModifyTime are unix nanoseconds of the servers'
+	// clock: ModifyTime is when they last changed the allocation, for a
+	// client's update the time the servers received it.
+	CreateTime int64
+	ModifyTime int64
+	// NextAllocation is the allocation that replaced this one.
+	NextAllocation string
 }
 
 // NodeStub is the part of a node list entry the bench reads.
@@ -139,6 +164,10 @@ type NodeStub struct {
 	Name    string
 	Status  string
 	Drivers map[string]*DriverInfo
+	// Drain is true while the node drains; SchedulingEligibility is
+	// "eligible" or "ineligible".
+	Drain                 bool
+	SchedulingEligibility string
 }
 
 // DriverInfo is a node's view of a driver.

@@ -6,16 +6,25 @@ import (
 	"net/url"
 )
 
-// Node is the part of a node the fault scenarios read.
+// Node is the part of a node the bench and the fault scenarios read.
 type Node struct {
 	ID         string
 	Name       string
 	Status     string
+	Drain      bool
 	Attributes map[string]string
 	Drivers    map[string]*DriverInfo
 	// ModifyIndex grows with every change the servers make to the node,
 	// such as an agent registering it again on its start.
 	ModifyIndex uint64
+	// NodeResources and ReservedResources give the node's allocatable CPU
+	// (FreeCPU).
+	NodeResources *struct {
+		Cpu struct{ CpuShares int64 }
+	}
+	ReservedResources *struct {
+		Cpu struct{ CpuShares int64 }
+	}
 }
 
 // Node returns the servers' view of the node with the given ID.
