@@ -42,7 +42,7 @@ run producers-wait-for-rpc client/alloc_updates.go '	b.lock.Lock()
 run failed-batch-dropped client/alloc_updates.go '			b.putLocked(update, false)' '			continue' ./client/ 'TestClient_AllocSync_Retry$'
 run failed-batch-overwrites-newer client/alloc_updates.go '		if !newer {
 			update.alloc = prev.alloc
-		}' '' ./client/ 'TestClient_AllocSync_Retry$'
+		}' '' ./client/ 'TestAllocUpdateBuffer_FailedBatch$'
 # 0004: the dedupe and its forget paths
 run no-dedupe client/alloc_update_dedupe.go '	return server.acked && allocUpdateAcknowledged(alloc, server.alloc)' '	return false' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run dedupe-ignores-task-states client/alloc_update_dedupe.go '		reflect.DeepEqual(update.NetworkStatus, acked.NetworkStatus) &&
