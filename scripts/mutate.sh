@@ -25,20 +25,31 @@ s=open(p).read()
 assert s.count(old)==1, (p, old)
 open(p,'w').write(s.replace(old,new))
 PY
-  out=$(go test -count=1 -run "$re" $pkg 2>&1)
+  out=$(go test -count=1 -timeout 180s -run "$re" $pkg 2>&1)
   if echo "$out" | grep -q '^ok'; then echo "MUTATION $name: tests PASS (not caught!)"; survived=1; else echo "MUTATION $name: tests FAIL (caught)"; echo "$out" | grep -E -- '--- FAIL|Error|expected|panic' | head -8; fi
   git checkout -q -- "$file"
 }
-run no-urgency client/alloc_update_priority.go 'func allocUpdateUrgent(update, server *structs.Allocation) bool {' 'func allocUpdateUrgent(update, server *structs.Allocation) bool {
-	return false' ./client/ 'TestAllocUpdateUrgent$|TestClient_AllocSync_Cadence$'
-run health-typical client/alloc_update_priority.go '	return !pointer.Eq(allocHealthy(update), allocHealthy(server))' '	return false' ./client/ 'TestAllocUpdateUrgent$'
-run typical-not-held client/alloc_updates.go 'c.syncAllocUpdates(ticks >= allocSyncTypicalTicks, ' 'c.syncAllocUpdates(true, ' ./client/ 'TestClient_AllocSync_Cadence$'
-run no-urgent-window client/alloc_updates.go 'sendUrgent := urgentTicks >= allocSyncUrgentTicks ||' 'sendUrgent := true ||' ./client/ 'TestClient_AllocSync_Cadence$'
-run no-prompt-when-complete client/alloc_updates.go 'urgentTicks > 0 && c.allocUpdates.urgentComplete(' 'false && c.allocUpdates.urgentComplete(' ./client/ 'TestClient_AllocSync_DeploymentHealth$'
-run complete-ignores-health client/alloc_updates.go 'latest == nil || !latest.ClientTerminalStatus() && !latest.DeploymentStatus.HasHealth()' 'latest == nil' ./client/ 'TestAllocUpdateBuffer_UrgentComplete$'
-run no-dedupe client/alloc_updates.go 'server.acked && allocUpdateAcknowledged(alloc, server.alloc)' 'false' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$|TestClient_AllocSync_Cadence$'
-run dedupe-while-sending client/alloc_updates.go 'if _, sending := b.sending[alloc.ID]; !sending' 'if sending := false; !sending' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
-run dedupe-after-contradicting-pull client/alloc_updates.go 'prev.acked && !allocServerStateChanged(prev.alloc, alloc)' 'prev.acked' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+# 0003: the buffer
+run producers-wait-for-rpc client/alloc_updates.go '	b.lock.Lock()
+	defer b.lock.Unlock()
+
+	if b.acknowledgedLocked(alloc, failedToStart) {' '	b.sendLock.Lock()
+	defer b.sendLock.Unlock()
+	b.lock.Lock()
+	defer b.lock.Unlock()
+
+	if b.acknowledgedLocked(alloc, failedToStart) {' ./client/ 'TestClient_AllocSync_StalledRPC$'
+run failed-batch-dropped client/alloc_updates.go '			b.putLocked(update, false)' '			continue' ./client/ 'TestClient_AllocSync_Retry$'
+run failed-batch-overwrites-newer client/alloc_updates.go '		if !newer {
+			update.alloc = prev.alloc
+		}' '' ./client/ 'TestAllocUpdateBuffer_FailedBatch$'
+# 0004: the dedupe and its forget paths
+run no-dedupe client/alloc_update_dedupe.go '	return server.acked && allocUpdateAcknowledged(alloc, server.alloc)' '	return false' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run dedupe-ignores-task-states client/alloc_update_dedupe.go '		reflect.DeepEqual(update.NetworkStatus, acked.NetworkStatus) &&
+		reflect.DeepEqual(update.TaskStates, acked.TaskStates)' '		reflect.DeepEqual(update.NetworkStatus, acked.NetworkStatus)' ./client/ 'TestAllocUpdateAcknowledged$'
+run dedupe-while-sending client/alloc_update_dedupe.go 'if _, sending := b.sending[alloc.ID]; sending || failedToStart {' 'if failedToStart {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run dedupe-failed-to-start client/alloc_update_dedupe.go 'if _, sending := b.sending[alloc.ID]; sending || failedToStart {' 'if _, sending := b.sending[alloc.ID]; sending {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run dedupe-after-contradicting-pull client/alloc_update_dedupe.go 'prev.acked && !allocServerStateChanged(prev.alloc, alloc)' 'prev.acked' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run stale-ack-recorded client/alloc_updates.go '} else if b.sendingSince == b.forgotten {' '} else {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run no-forget-on-failed-heartbeat client/client.go '		// send the next update of each
 		c.allocUpdates.forgetServerState()
@@ -49,18 +60,38 @@ run no-forget-on-status-change client/client.go '		// status: send the next upda
 run no-forget-on-failed-send client/alloc_updates.go '	if err != nil {
 		b.forgetLocked()
 	}' '' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
-run failed-batch-dropped client/alloc_updates.go '			b.putLocked(update, false)' '			continue' ./client/ 'TestClient_AllocSync_Cadence$'
-run producers-wait-for-rpc client/alloc_updates.go '	b.lock.Lock()
-	defer b.lock.Unlock()
-
-	b.latest[alloc.ID] = alloc' '	b.sendLock.Lock()
-	defer b.sendLock.Unlock()
-	b.lock.Lock()
-	defer b.lock.Unlock()
-
-	b.latest[alloc.ID] = alloc' ./client/ 'TestClient_AllocSync_StalledRPC$'
+# 0005: the rule and the cadence
+run no-urgency client/alloc_update_priority.go 'func allocUpdateUrgent(update, server *structs.Allocation) bool {' 'func allocUpdateUrgent(update, server *structs.Allocation) bool {
+	return false' ./client/ 'TestAllocUpdateUrgent$|TestClient_AllocSync_Cadence$'
+run unknown-server-typical client/alloc_update_priority.go '	if server == nil {
+		return true' '	if server == nil {
+		return false' ./client/ 'TestAllocUpdateUrgent$'
+run status-change-typical client/alloc_update_priority.go '	return update.ClientStatus != server.ClientStatus ||' '	return false ||' ./client/ 'TestAllocUpdateUrgent$'
+run health-typical client/alloc_update_priority.go '		!pointer.Eq(allocHealthy(update), allocHealthy(server))' '		false' ./client/ 'TestAllocUpdateUrgent$'
+run urgency-not-kept client/alloc_updates.go '			b.urgent--
+			update.urgent = true' '			b.urgent--' ./client/ 'TestAllocUpdateBuffer_Urgent$'
+run urgency-counted-after-drop client/alloc_updates.go '		if prev, ok := b.pending[alloc.ID]; ok && prev.urgent {
+			b.urgent--
+		}' '' ./client/ 'TestAllocUpdateBuffer_Urgent$'
+run no-wake-on-urgent-add client/alloc_updates.go '	if urgent {
+		select {' '	if false {
+		select {' ./client/ 'TestClient_AllocSync_LeadingEdge$|TestAllocUpdateBuffer_Urgent$'
+run no-leading-edge client/alloc_updates.go '			if ticks == 0 {
+				continue // the next tick sends it' '			if true {
+				continue // the next tick sends it' ./client/ 'TestClient_AllocSync_Cadence$'
+run leading-edge-every-wake client/alloc_updates.go '			if ticks == 0 {
+				continue // the next tick sends it' '			if false {
+				continue // the next tick sends it' ./client/ 'TestClient_AllocSync_Cadence$'
+run typical-not-held client/alloc_updates.go 'if retry || ticks >= allocSyncTypicalTicks || c.allocUpdates.hasUrgent() {' 'if true {' ./client/ 'TestClient_AllocSync_Cadence$'
+run urgent-waits-for-typical client/alloc_updates.go 'if retry || ticks >= allocSyncTypicalTicks || c.allocUpdates.hasUrgent() {' 'if retry || ticks >= allocSyncTypicalTicks {' ./client/ 'TestClient_AllocSync_Cadence$'
+run failed-typical-waits client/alloc_updates.go 'if retry || ticks >= allocSyncTypicalTicks || c.allocUpdates.hasUrgent() {' 'if ticks >= allocSyncTypicalTicks || c.allocUpdates.hasUrgent() {' ./client/ 'TestClient_AllocSync_Cadence$'
+# 0006: the shutdown flush
 run no-shutdown-flush client/client.go '	c.flushAllocUpdates()
 ' '' ./client/ 'TestClient_Shutdown_FlushesAllocUpdates$'
+run flush-beside-send-in-flight client/alloc_updates.go '	c.allocUpdates.sendLock.Lock()
+	defer c.allocUpdates.sendLock.Unlock()
+' '' ./client/ 'TestClient_FlushAllocUpdates$'
+# 0001, 0002, 0007
 run no-factory client/alloc_runner_factory.go '	if factory := c.GetConfig().AllocRunnerFactory; factory != nil {' '	if factory := c.GetConfig().AllocRunnerFactory; false && factory != nil {' ./client/ 'TestClient_AllocRunnerFactory'
 run metrics-trigger client/alloc_update_metrics.go '	if retry {' '	if false {' ./client/ 'TestClient_AllocSync_Metrics$'
 run csi-not-shared client/allocrunner/alloc_runner.go '			AllocHookResources:  ar.hookResources,

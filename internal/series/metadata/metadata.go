@@ -1,12 +1,18 @@
 // Package metadata parses and lints the per-patch metadata that the series
 // carries as commit-message trailers, a subset of Debian's DEP-3:
 //
-//	Upstream-Status: pending | submitted <url> | applied <version> | inappropriate <reason>
+//	Upstream-Status: pending | submitted <url> | applied <version> | superseded <version> <url> | inappropriate <reason>
 //	Origin: <where the change comes from>
 //	Bug: <url of an upstream issue>   (optional, repeatable)
 //	Release-Note: improvement | bug | …  (optional; the .changelog entry type, default improvement)
 //
 // and the series trailers Depends-On, Ref and Changes-Test (see trailers.go).
+//
+// applied means upstream carries the patch, so a rebase onto that version
+// drops it. superseded means upstream made the same change in a form of its
+// own (the pull request at the URL, released in the version), which does not
+// cover all of the patch: a rebase onto that version keeps the patch and
+// stops at its conflicts, where the part upstream lacks is kept by hand.
 package metadata
 
 import (
@@ -25,11 +31,24 @@ const MaxSubject = 72
 
 // Status is the parsed Upstream-Status trailer.
 type Status struct {
-	// State is pending, submitted, applied or inappropriate.
+	// State is pending, submitted, applied, superseded or inappropriate.
 	State string
-	// Arg is the URL (submitted), version (applied) or reason
-	// (inappropriate).
+	// Arg is the URL (submitted), version (applied), version and URL
+	// (superseded) or reason (inappropriate).
 	Arg string
+}
+
+// Version returns the upstream version an applied or superseded status
+// names, or "".
+func (s Status) Version() string {
+	switch s.State {
+	case "applied":
+		return s.Arg
+	case "superseded":
+		v, _, _ := strings.Cut(s.Arg, " ")
+		return v
+	}
+	return ""
 }
 
 func (s Status) String() string {
@@ -153,12 +172,20 @@ func ParseStatus(v string) (Status, error) {
 		if !semver.IsValid(s.Arg) {
 			return s, fmt.Errorf("Upstream-Status %q: applied needs the upstream version that carries it, such as v1.5.6", v)
 		}
+	case "superseded":
+		v, u, _ := strings.Cut(s.Arg, " ")
+		if !semver.IsValid(v) {
+			return s, fmt.Errorf("Upstream-Status %q: superseded needs the upstream version that carries upstream's form of the change, such as v1.5.6, then its pull request URL", v)
+		}
+		if err := checkURL(strings.TrimSpace(u)); err != nil {
+			return s, fmt.Errorf("Upstream-Status %q: superseded needs the URL of upstream's pull request after the version: %v", v, err)
+		}
 	case "inappropriate":
 		if s.Arg == "" {
 			return s, fmt.Errorf("Upstream-Status %q: inappropriate needs a reason", v)
 		}
 	default:
-		return s, fmt.Errorf("Upstream-Status %q: want pending, submitted <url>, applied <version> or inappropriate <reason>", v)
+		return s, fmt.Errorf("Upstream-Status %q: want pending, submitted <url>, applied <version>, superseded <version> <url> or inappropriate <reason>", v)
 	}
 	return s, nil
 }

@@ -62,6 +62,11 @@ func TestParseStatus(t *testing.T) {
 		{"inappropriate fork-only tooling", "inappropriate", true},
 		{"inappropriate", "", false},
 		{"backported", "", false},
+		{"superseded v1.5.4 https://github.com/hashicorp/nomad/pull/16722", "superseded", true},
+		{"superseded v1.5.4", "", false},
+		{"superseded https://github.com/hashicorp/nomad/pull/16722", "", false},
+		{"superseded 1.5.4 https://github.com/hashicorp/nomad/pull/16722", "", false},
+		{"superseded v1.5.4 http://insecure", "", false},
 	}
 	for _, c := range cases {
 		s, err := ParseStatus(c.in)

@@ -105,8 +105,9 @@ func (p *Patch) lintTrailers() []error {
 
 // LintInSeries checks what depends on the patch's place in the series:
 // Depends-On names an earlier patch that exists (number is the patch's own
-// number, 1-based), at most once; and `Upstream-Status: applied <v>` names
-// a version above the pinned upstream version pinned.
+// number, 1-based), at most once; and `Upstream-Status: applied <v>` or
+// `superseded <v> <url>` names a version above the pinned upstream version
+// pinned.
 func (p *Patch) LintInSeries(number, total int, pinned string) []error {
 	var errs []error
 	seen := map[int]bool{}
@@ -123,9 +124,13 @@ func (p *Patch) LintInSeries(number, total int, pinned string) []error {
 		}
 		seen[n] = true
 	}
-	if st, err := p.Status(); err == nil && st.State == "applied" && pinned != "" && semver.IsValid(pinned) {
-		if semver.Compare(st.Arg, pinned) <= 0 {
-			errs = append(errs, fmt.Errorf("Upstream-Status: applied %s is not above the pinned upstream %s: the patch should have been dropped by the rebase onto it (name the upstream version that carries it)", st.Arg, pinned))
+	if st, err := p.Status(); err == nil && st.Version() != "" && pinned != "" && semver.IsValid(pinned) {
+		if semver.Compare(st.Version(), pinned) <= 0 {
+			if st.State == "applied" {
+				errs = append(errs, fmt.Errorf("Upstream-Status: applied %s is not above the pinned upstream %s: the patch should have been dropped by the rebase onto it (name the upstream version that carries it)", st.Arg, pinned))
+			} else {
+				errs = append(errs, fmt.Errorf("Upstream-Status: superseded %s is not above the pinned upstream %s: the pinned upstream carries its form of the change already (keep what it lacks as a patch of its own, `pending`)", st.Version(), pinned))
+			}
 		}
 	}
 	return errs

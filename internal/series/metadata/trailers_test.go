@@ -84,4 +84,17 @@ func TestLintInSeries(t *testing.T) {
 			t.Errorf("applied %s with pin v1.5.3: %v", v, errs)
 		}
 	}
+	superseded := func(v string) *Patch {
+		p, err := Parse([]byte("Subject: [PATCH] client: x\n\nWhy.\n\nUpstream-Status: superseded " + v + " https://github.com/hashicorp/nomad/pull/16722\nOrigin: nomad-client-fork\n---\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if errs := superseded("v1.5.4").LintInSeries(1, 1, "v1.5.3"); len(errs) != 0 {
+		t.Errorf("superseded above the pin: %v", errs)
+	}
+	if errs := superseded("v1.5.3").LintInSeries(1, 1, "v1.5.3"); len(errs) != 1 || !strings.Contains(errs[0].Error(), "superseded v1.5.3 is not above the pinned upstream v1.5.3") {
+		t.Errorf("superseded v1.5.3 with pin v1.5.3: %v", errs)
+	}
 }
