@@ -25,6 +25,11 @@ type Snapshot struct {
 	// Server holds the leader's counters by metric name (absent metrics
 	// are missing).
 	Server map[string]float64 `json:"server"`
+	// PerServer holds each server's counters (by server, then metric)
+	// when Server is their sum: a phase then sums each server's own
+	// difference, so a server whose series expired or restarted counts
+	// from its reset without the others' totals.
+	PerServer map[string]map[string]float64 `json:"per_server,omitempty"`
 	// ClientRPCs, ClientSent and ClientBuffered are the fork's client
 	// metrics summed over the clients; nil when no client exposes them.
 	ClientRPCs     map[string]float64 `json:"client_rpcs,omitempty"`
@@ -82,6 +87,17 @@ type Phase struct {
 func Diff(name string, a, b Snapshot) Phase {
 	p := Phase{Name: name, Seconds: b.At.Sub(a.At).Seconds()}
 	counter := func(metric string) float64 {
+		if a.PerServer != nil && b.PerServer != nil {
+			var sum float64
+			for server, bs := range b.PerServer {
+				d, note := delta(a.PerServer[server], bs, metric)
+				if note != "" && a.PerServer[server] != nil {
+					p.Notes = append(p.Notes, server+" "+note)
+				}
+				sum += d
+			}
+			return sum
+		}
 		d, note := delta(a.Server, b.Server, metric)
 		if note != "" {
 			p.Notes = append(p.Notes, note)

@@ -224,7 +224,7 @@ var ServerCounters = []string{cluster.MetricUpdateAlloc, cluster.MetricRaftApply
 // across a change of leader the old leader's counts are kept (docs/bench.md).
 // It returns the leader.
 func ServersSnapshot(ctx context.Context, c *cluster.Cluster) (Snapshot, *cluster.Agent, error) {
-	sn := Snapshot{At: time.Now(), Server: map[string]float64{}}
+	sn := Snapshot{At: time.Now(), Server: map[string]float64{}, PerServer: map[string]map[string]float64{}}
 	sn.Load1, _ = LoadAverage()
 	leader, err := c.Leader(ctx)
 	if err != nil || leader == nil {
@@ -239,11 +239,14 @@ func ServersSnapshot(ctx context.Context, c *cluster.Cluster) (Snapshot, *cluste
 		if err != nil {
 			return sn, nil, fmt.Errorf("%s metrics: %w", a.Spec.Name, err)
 		}
+		own := map[string]float64{}
 		for _, name := range ServerCounters {
 			if v, ok := m.Value(name); ok {
 				sn.Server[name] += v
+				own[name] = v
 			}
 		}
+		sn.PerServer[a.Spec.Name] = own
 	}
 	return sn, leader, nil
 }
