@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/check"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
@@ -29,7 +33,12 @@ back to patches/, byte-identically and only where bytes changed.`
 tree, compares its re-export byte for byte, builds and vets every prefix of
 the series, and applies (plain git am), builds and vets every patch on the
 base plus exactly its Depends-On patches. Never touches nomad/.`
-	helpBuild = `Builds bin/nomad from nomad/, stamped with the fork release from CHANGELOG.md.`
+	helpBuild = `Builds bin/nomad from nomad/ like upstream's official release: -tags
+ui,release (the web UI), CGO_ENABLED=1, -trimpath, with the pinned Go
+toolchain through GOTOOLCHAIN (downloaded from the module proxy when
+missing), stamped with the fork release from CHANGELOG.md and the work
+tree's revision and commit time. -check-ui then starts a dev agent of it in
+the sandbox and checks that /ui/ serves the web UI.`
 )
 
 func runApply(ctx context.Context, e *env, args []string) error {
@@ -129,8 +138,9 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 }
 
 func runBuild(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "build", "[-o file]", helpBuild)
+	fs := newFlags(e, "build", "[-o file] [-check-ui]", helpBuild)
 	out := fs.String("o", filepath.Join(e.bin, "nomad"), "write the binary to `file`")
+	checkUI := fs.Bool("check-ui", false, "then start a dev agent of the binary in the sandbox and check that /ui/ serves the web UI")
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -145,7 +155,25 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	if err := build.Fork(ctx, t.Repo, e.log, p.Version(), *out, e.stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "built %s; `nomadfork sandbox -- %s version` prints the version (run Nomad code only in the sandbox)\n", *out, *out)
+	fmt.Fprintf(e.stdout, "built %s (Go %s, -tags %s); `nomadfork sandbox -- %s version` prints the version (run Nomad code only in the sandbox)\n", *out, build.Toolchain, strings.Join(build.Release.Tags, ","), *out)
+	if !*checkUI {
+		return nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(*out)
+	if err != nil {
+		return err
+	}
+	err = progress.Step(e.stdout, "checking that "+*out+" serves the web UI at /ui/ (dev agent in the sandbox)", func() error {
+		return release.CheckUI(ctx, self, abs, filepath.Join(e.out, "ui-check"))
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "ui check: %s serves the web UI at /ui/\n", *out)
 	return nil
 }
 
