@@ -25,12 +25,12 @@ func writeLayout(t *testing.T, dir string) string {
 	t.Helper()
 	layout := filepath.Join(dir, LayoutDir)
 	for name, content := range map[string]string{
-		"package/etc/nomad.d/nomad.hcl":                      "data_dir = \"/opt/nomad/data\"\n",
-		"package/etc/nomad.d/nomad.env":                      "# environment\n",
-		"package/usr/lib/systemd/system/nomad.service":      "[Unit]\nDescription=test\n",
-		"preinst":                                            "#!/bin/sh\nexit 0\n",
-		"postinst":                                           "#!/bin/sh\nexit 0\n",
-		"postrm":                                             "#!/bin/sh\nexit 0\n",
+		"package/etc/nomad.d/nomad.hcl":                "data_dir = \"/opt/nomad/data\"\n",
+		"package/etc/nomad.d/nomad.env":                "# environment\n",
+		"package/usr/lib/systemd/system/nomad.service": "[Unit]\nDescription=test\n",
+		"preinst":  "#!/bin/sh\nexit 0\n",
+		"postinst": "#!/bin/sh\nexit 0\n",
+		"postrm":   "#!/bin/sh\nexit 0\n",
 	} {
 		p := filepath.Join(layout, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -150,8 +150,8 @@ func TestDebVersion_Ordering(t *testing.T) {
 	}
 	fork := DebVersion("1.5.3+fork.1")
 	for _, c := range []struct{ a, op, b string }{
-		{fork, "gt", "1.5.3-1"},               // upgrades over the official 1.5.3
-		{fork, "lt", "1.5.4-1"},               // the next official release upgrades over it
+		{fork, "gt", "1.5.3-1"},                  // upgrades over the official 1.5.3
+		{fork, "lt", "1.5.4-1"},                  // the next official release upgrades over it
 		{fork, "lt", DebVersion("1.5.3+fork.2")}, // fork releases in order
 		{fork, "lt", "1.6.1-1"},
 	} {
