@@ -7,8 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
@@ -138,24 +138,51 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 }
 
 func runBuild(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "build", "[-o file] [-check-ui]", helpBuild)
+	fs := newFlags(e, "build", "[-o file] [-check-ui] [-tree dir -test -metadata m]", helpBuild)
 	out := fs.String("o", filepath.Join(e.bin, "nomad"), "write the binary to `file`")
 	checkUI := fs.Bool("check-ui", false, "then start a dev agent of the binary in the sandbox and check that /ui/ serves the web UI")
+	tree := fs.String("tree", "", "build the nomad tree in `dir` (such as a bench variant's linked work tree, scripts/build-variant.sh) instead of the line's work tree")
+	testProfile := fs.Bool("test", false, "build like the bench's binaries: the release flags without the release tag, which keeps upstream's mock_driver")
+	metadata := fs.String("metadata", "", "the version metadata (such as fork.seed) instead of the fork release from CHANGELOG.md")
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
-	t := e.tree
-	if err := t.Require(ctx, worktree.Need{Verb: "build", Base: true}); err != nil {
+	repo := e.tree.Repo
+	if *tree != "" {
+		abs, err := filepath.Abs(*tree)
+		if err != nil {
+			return err
+		}
+		repo = &git.Repo{Dir: abs}
+	} else if err := e.tree.Require(ctx, worktree.Need{Verb: "build", Base: true}); err != nil {
 		return err
 	}
 	p, err := e.loadPin()
 	if err != nil {
 		return err
 	}
-	if err := build.Fork(ctx, t.Repo, e.log, p.Version(), *out, e.stdout); err != nil {
+	meta := *metadata
+	if meta == "" {
+		if meta, err = build.ForkRelease(e.log, p.Version()); err != nil {
+			return err
+		}
+	}
+	profile := build.Release
+	if *testProfile {
+		profile = build.Test
+	}
+	stamp, err := build.StampOf(ctx, repo, meta)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "built %s (Go %s, -tags %s); `nomadfork sandbox -- %s version` prints the version (run Nomad code only in the sandbox)\n", *out, build.Toolchain, strings.Join(build.Release.Tags, ","), *out)
+	what := fmt.Sprintf("building %s (Nomad %s+%s, revision %s, %s build)", *out, p.Version(), meta, stamp.Revision, profile.Name)
+	err = progress.Step(e.stdout, what, func() error {
+		return profile.Build(ctx, repo.Dir, *out, stamp, build.Host())
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "built %s (%s); `nomadfork sandbox -- %s version` prints the version (run Nomad code only in the sandbox)\n", *out, profile.ID(), *out)
 	if !*checkUI {
 		return nil
 	}

@@ -113,6 +113,9 @@ func stageRelease(ctx context.Context, o Options) (r *Release, err error) {
 	if strings.HasSuffix(stamp.Revision, "+CHANGES") {
 		return nil, ErrDirty
 	}
+	if !build.Pinned() {
+		return nil, fmt.Errorf("%s is set: a release is built with the pinned Go %s; unset it", build.ToolchainOverride, build.Toolchain)
+	}
 	mtime, err := time.Parse(time.RFC3339, stamp.Date)
 	if err != nil {
 		return nil, fmt.Errorf("work tree commit time %q: %w", stamp.Date, err)

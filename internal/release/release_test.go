@@ -385,7 +385,7 @@ func TestMake_ReproducibleVerifiedAtomic(t *testing.T) {
 func TestCheckToolchain_SaysHowToGetIt(t *testing.T) {
 	t.Setenv("GOMODCACHE", t.TempDir())
 	t.Setenv("GOPROXY", "off")
-	err := build.CheckToolchain(context.Background(), t.TempDir())
+	_, err := build.CheckToolchain(context.Background(), t.TempDir())
 	var te *build.ToolchainError
 	if !errors.As(err, &te) {
 		t.Fatalf("CheckToolchain = %v, want a ToolchainError", err)

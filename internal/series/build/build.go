@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
 
 // VersionPackage is the package whose variables -ldflags -X sets.
@@ -107,7 +105,8 @@ func (p Profile) Build(ctx context.Context, dir, out string, s Stamp, t Target) 
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return err
 	}
-	if err := CheckToolchain(ctx, dir); err != nil {
+	goVersion, err := CheckToolchain(ctx, dir)
+	if err != nil {
 		return err
 	}
 	if cc := t.CC(); cc != "" {
@@ -123,7 +122,7 @@ func (p Profile) Build(ctx context.Context, dir, out string, s Stamp, t Target) 
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("building %s: %w", out, err)
 	}
-	return p.Verify(abs, t)
+	return p.verify(abs, t, goVersion)
 }
 
 var releaseRE = regexp.MustCompile(`^## v([0-9][^ +]*)\+(fork\.[0-9]+)\b`)
@@ -155,21 +154,4 @@ func ForkRelease(changelog, upstreamVersion string) (string, error) {
 		return "", err
 	}
 	return "", fmt.Errorf("%s has no `## v%s+fork.N` heading; add one", changelog, want)
-}
-
-// Fork builds the nomad of repo's work tree into out with the Release
-// profile for the host, stamped with the newest fork release for
-// upstreamVersion that changelog names.
-func Fork(ctx context.Context, repo *git.Repo, changelog, upstreamVersion, out string, log io.Writer) error {
-	release, err := ForkRelease(changelog, upstreamVersion)
-	if err != nil {
-		return err
-	}
-	stamp, err := StampOf(ctx, repo, release)
-	if err != nil {
-		return err
-	}
-	return progress.Step(log, fmt.Sprintf("building %s (Nomad %s+%s, revision %s)", out, upstreamVersion, release, stamp.Revision), func() error {
-		return Release.Build(ctx, repo.Dir, out, stamp, Host())
-	})
 }
