@@ -71,7 +71,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(e.stdout, "\nrelease %s in %s/ (Go %s):\n%s", r.Version, rel, build.Toolchain, r.Sums)
+		fmt.Fprintf(e.stdout, "\nrelease %s in %s/ (toolchain %s):\n%s", r.Version, rel, build.Toolchain, r.Sums)
 		fmt.Fprintf(e.stdout, "`nomadfork release -verify%s` rebuilds it and checks it; docs/release.md says how to install it\n", e.lineArg())
 		return nil
 	}
