@@ -14,7 +14,7 @@ REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build check check-lines test test-full test-tool test-sim test-sim-lines status-readme bench faults scale clean
+.PHONY: all deps tool apply build release check check-lines test test-full test-tool test-sim test-sim-lines status-readme bench faults scale clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -28,8 +28,15 @@ tool:
 apply: tool
 	$(NOMADFORK) apply $(L)
 
+# `make`: bin/nomad built like upstream's official release (-tags ui,release,
+# cgo, -trimpath) with the pinned Go toolchain (docs/release.md).
 build: apply
 	$(NOMADFORK) build $(L)
+
+# `make release`: dist/<version>+fork.N/ with the linux/amd64 and linux/arm64
+# zips and .debs, RELEASE.md and SHA256SUMS (docs/release.md).
+release: deps apply
+	nice -n 10 $(NOMADFORK) release $(L)
 
 check: tool
 	$(NOMADFORK) check $(L)
@@ -65,7 +72,8 @@ test-sim-lines: tool
 	done
 
 # `make test`: the tool's own tests, the series check on every line (every prefix and
-# every patch on its declared dependencies), each PR's export applied to a
+# every patch on its declared dependencies), bin/nomad built with the release
+# flags and checked to serve the web UI (a dev agent in the sandbox), each PR's export applied to a
 # fresh upstream tree and built, upstream's client tests of the patched tree
 # in the sandbox, upstream's unchanged tests against the patched code
 # (contract), the reverse dependencies' tests type-checked, the status
@@ -80,6 +88,7 @@ test-sim-lines: tool
 # nodes, 200 allocations: every one running on the servers, 0 lost
 # updates, convergence). CI runs exactly this.
 test: deps test-tool apply check-lines
+	$(NOMADFORK) build -check-ui $(L)
 	$(NOMADFORK) export -verify $(L)
 	$(NOMADFORK) test $(L)
 	$(NOMADFORK) contract $(L)
@@ -90,7 +99,10 @@ test: deps test-tool apply check-lines
 	$(NOMADFORK) faults -smoke $(L)
 	$(NOMADFORK) scale -smoke $(L)
 
-# `make test-full`: `make test`, sim/'s tests on every line, then the tests
+# `make test-full`: `make test`, the release built and verified (a rebuild
+# with the same SHA256SUMS; zips, ELF platforms, `nomad version` of each
+# binary in the sandbox, arm64 under qemu-user; the .debs against upstream's
+# layout), sim/'s tests on every line, then the tests
 # of the reverse dependencies
 # (packages outside ./client/... whose tests import what the series
 # changes: nomad/, command/agent/..., drivers/...) in the sandbox against
@@ -99,6 +111,8 @@ test: deps test-tool apply check-lines
 # (`nomadfork baseline -revdeps` makes it, in hours) it says so and tries
 # every failure on unpatched upstream instead: only UPSTREAM failures pass.
 test-full: test test-sim-lines
+	nice -n 10 $(NOMADFORK) release $(L)
+	nice -n 10 $(NOMADFORK) release -verify $(L)
 	@if [ -f $(REVDEPS_BASELINE) ]; then \
 		echo "$(NOMADFORK) revdeps -run $(L)"; $(NOMADFORK) revdeps -run $(L); \
 	else \

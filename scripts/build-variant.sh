@@ -7,6 +7,7 @@
 # scale -variant <name>=out/variants/src/<name>` builds the simulator
 # against) and builds no nomad binary.
 # The variant's code is only compiled here; it runs in the bench's sandbox.
+# Its revision is the fork's HEAD +CHANGES (the diff is not committed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src_only=false
@@ -33,9 +34,8 @@ if $src_only; then
 	echo "prepared $src (fork HEAD ${head:0:12} + $name.diff)"
 	exit 0
 fi
-mkdir -p "$(dirname "$bin")"
-cd "$src"
-GOWORK=off GOFLAGS="-trimpath -buildvcs=false" go build \
-	-ldflags "-X github.com/hashicorp/nomad/version.VersionMetadata=fork.$name -X github.com/hashicorp/nomad/version.GitCommit=$head" \
-	-o "$bin" .
+# Built like the bench's own binaries (nomadfork's build.Test: the release
+# flags and toolchain, with upstream's mock_driver).
+go build -o bin/nomadfork ./cmd/nomadfork
+bin/nomadfork build -tree "$src" -test -metadata "fork.$name" -o "$bin"
 echo "built $bin (fork HEAD ${head:0:12} + $name.diff)"

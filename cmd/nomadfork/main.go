@@ -22,6 +22,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/scale"
 )
 
@@ -62,7 +63,8 @@ var commands = []command{
 	{"apply", "download and verify the pinned upstream, make nomad/ and apply patches/", runApply, true},
 	{"extract", "write nomad/'s commits since the upstream base back to patches/", runExtract, true},
 	{"check", "lint; apply exactly, build and vet every prefix and each patch on its Depends-On", runCheck, true},
-	{"build", "build bin/nomad from nomad/, stamped with the fork release", runBuild, false},
+	{"build", "build bin/nomad from nomad/ like upstream's release, stamped with the fork release", runBuild, false},
+	{"release", "dist/<version>+fork.N/: zips, .debs, SHA256SUMS, RELEASE.md for amd64 and arm64 (-verify: rebuild and check)", runRelease, false},
 	{"test", "run upstream's client tests (and sim's) in the sandbox against the baselines", runTest, false},
 	{"baseline", "run the same tests on unpatched upstream and write the baselines", runBaseline, true},
 	{"contract", "run upstream's unchanged tests of the packages the series changes on the patched code", runContract, true},
@@ -95,6 +97,9 @@ func main() {
 	}
 	if len(os.Args) > 1 && os.Args[1] == faults.RunArg {
 		os.Exit(faults.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == release.UICheckArg {
+		os.Exit(release.UICheckMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	if len(os.Args) > 1 && os.Args[1] == scale.RunArg {
 		os.Exit(scale.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))

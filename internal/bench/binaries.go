@@ -92,10 +92,12 @@ type buildMeta struct {
 	Metadata string            `json:"metadata,omitempty"`
 	Version  string            `json:"version,omitempty"`
 	Nested   map[string]string `json:"nested,omitempty"`
+	// Build is the build profile's flags and toolchain (build.Test.ID).
+	Build string `json:"build,omitempty"`
 }
 
 func (m buildMeta) equal(o buildMeta) bool {
-	if m.Commit != o.Commit || m.Metadata != o.Metadata || m.Version != o.Version || len(m.Nested) != len(o.Nested) {
+	if m.Commit != o.Commit || m.Metadata != o.Metadata || m.Version != o.Version || m.Build != o.Build || len(m.Nested) != len(o.Nested) {
 		return false
 	}
 	for k, v := range m.Nested {
@@ -167,7 +169,7 @@ func (b *Builder) Fork(ctx context.Context) (Binary, error) {
 // work tree's repository. Its code is only built and run.
 func (b *Builder) Upstream(ctx context.Context, version string) (Binary, error) {
 	label := version
-	want := buildMeta{Version: version, Nested: map[string]string{}}
+	want := buildMeta{Version: version, Nested: map[string]string{}, Build: build.Test.ID()}
 	for _, n := range b.Pin.Nested {
 		want.Nested[n.Path] = b.Targets[version][n.Path]
 	}
@@ -198,6 +200,7 @@ func (b *Builder) Upstream(ctx context.Context, version string) (Binary, error) 
 // builds it, unless the binary of the same meta exists.
 func (b *Builder) buildCommit(ctx context.Context, label, commit string, want buildMeta) (Binary, error) {
 	bin := Binary{Label: label, Path: b.binPath(label), Source: commit}
+	want.Build = build.Test.ID()
 	if have, ok := b.loadMeta(label); ok && have.equal(want) {
 		fmt.Fprintf(b.Log, "reusing %s (commit %s)\n", bin.Path, short(commit))
 		return bin, nil

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
 
 // VersionPackage is the package whose variables -ldflags -X sets.
@@ -89,8 +87,17 @@ func Go(ctx context.Context, dir string, args ...string) (string, error) {
 	return out.String(), err
 }
 
-// Nomad builds the nomad binary of the tree at dir into out.
+// Nomad builds the nomad binary of the tree at dir into out for the
+// tool's own runs (upstream's tests, bench, faults): the Test profile for
+// the host.
 func Nomad(ctx context.Context, dir, out string, s Stamp) error {
+	return Test.Build(ctx, dir, out, s, Host())
+}
+
+// Build builds the nomad binary of the tree at dir into out for t, with
+// the profile's flags and the pinned toolchain, and checks the binary's
+// build information.
+func (p Profile) Build(ctx context.Context, dir, out string, s Stamp, t Target) error {
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		return err
@@ -98,15 +105,24 @@ func Nomad(ctx context.Context, dir, out string, s Stamp) error {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, "go", "build", "-ldflags", s.LDFlags(), "-o", abs, ".")
+	goVersion, err := CheckToolchain(ctx, dir)
+	if err != nil {
+		return err
+	}
+	if cc := t.CC(); cc != "" {
+		if _, err := exec.LookPath(cc); err != nil {
+			return fmt.Errorf("building for %s needs the C cross compiler %s (cgo, as upstream's release): run scripts/deps.sh, or apt-get install gcc-%s", t, cc, strings.TrimSuffix(cc, "-gcc"))
+		}
+	}
+	cmd := exec.CommandContext(ctx, "go", p.Args(s, abs)...)
 	cmd.Dir = dir
-	cmd.Env = GoEnv()
+	cmd.Env = p.Env(t)
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("building %s: %w", out, err)
 	}
-	return nil
+	return p.verify(abs, t, goVersion)
 }
 
 var releaseRE = regexp.MustCompile(`^## v([0-9][^ +]*)\+(fork\.[0-9]+)\b`)
@@ -138,20 +154,4 @@ func ForkRelease(changelog, upstreamVersion string) (string, error) {
 		return "", err
 	}
 	return "", fmt.Errorf("%s has no `## v%s+fork.N` heading; add one", changelog, want)
-}
-
-// Fork builds the nomad of repo's work tree into out, stamped with the
-// newest fork release for upstreamVersion that changelog names.
-func Fork(ctx context.Context, repo *git.Repo, changelog, upstreamVersion, out string, log io.Writer) error {
-	release, err := ForkRelease(changelog, upstreamVersion)
-	if err != nil {
-		return err
-	}
-	stamp, err := StampOf(ctx, repo, release)
-	if err != nil {
-		return err
-	}
-	return progress.Step(log, fmt.Sprintf("building %s (Nomad %s+%s, revision %s)", out, upstreamVersion, release, stamp.Revision), func() error {
-		return Nomad(ctx, repo.Dir, out, stamp)
-	})
 }

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+)
+
+const helpRelease = `Builds the line's release from its work tree's HEAD into
+dist/<version>+fork.N/ (the fork release from CHANGELOG.md): for linux/amd64
+and linux/arm64 (cross-built with cgo through gcc-aarch64-linux-gnu) the zip
+upstream ships (nomad_<version>_linux_<arch>.zip, holding nomad) and a .deb
+with upstream's package layout (.release/linux/) that upgrades over the
+official nomad package and back; RELEASE.md (the patches and their
+Upstream-Status) and SHA256SUMS over all of them. Built like upstream's
+official release (-tags ui,release, CGO_ENABLED=1, -trimpath) with the
+pinned Go toolchain; every byte depends on the commit only, so two runs
+print the same SHA256SUMS. The release is staged in out/release/ and
+renamed into dist/ when complete: an interrupted run leaves dist/ as it
+was.
+
+-verify rebuilds the release in out/release/ and compares the sums with
+dist/'s, then checks the artifacts: each zip holds exactly nomad, an ELF
+of its platform built by the pinned toolchain that prints its version in
+the sandbox (arm64 under qemu-user, skipped when that is not installed),
+each .deb's control fields, conffiles and files (dpkg-deb -f/-I/-c)
+against upstream's layout, and that the amd64 binary serves the web UI.
+docs/release.md says how an operator installs a release and goes back.`
+
+func runRelease(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "release", "[-verify]", helpRelease)
+	verify := fs.Bool("verify", false, "rebuild the release, compare its SHA256SUMS with dist/'s and check the artifacts")
+	if err := e.parse(fs, args, 0); err != nil {
+		return err
+	}
+	t := e.tree
+	if err := t.Require(ctx, worktree.Need{Verb: "release", Base: true}); err != nil {
+		return err
+	}
+	p, err := e.loadPin()
+	if err != nil {
+		return err
+	}
+	fork, err := build.ForkRelease(e.log, p.Version())
+	if err != nil {
+		return err
+	}
+	patches, err := series.Require(e.patches, true)
+	if err != nil {
+		return err
+	}
+	o := release.Options{
+		Tree:     t.Repo,
+		Upstream: p.Version(),
+		Fork:     fork,
+		Patches:  patches,
+		Dist:     filepath.Join(e.root, "dist"),
+		Scratch:  filepath.Join(e.out, "release"),
+		Log:      e.stdout,
+	}
+	rel, _ := filepath.Rel(e.root, o.Dir())
+	if !*verify {
+		r, err := release.Make(ctx, o)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "\nrelease %s in %s/ (toolchain %s):\n%s", r.Version, rel, build.Toolchain, r.Sums)
+		fmt.Fprintf(e.stdout, "`nomadfork release -verify%s` rebuilds it and checks it; docs/release.md says how to install it\n", e.lineArg())
+		return nil
+	}
+	sums, err := release.Verify(ctx, o)
+	if errors.Is(err, release.ErrNoRelease) {
+		return fmt.Errorf("%w (make release%s)", err, e.makeLine())
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "\nrelease -verify: the rebuild of %s has the same SHA256SUMS:\n%s", rel, sums)
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	results, err := release.Check(ctx, o, self, filepath.Join(e.out, "release", "check"), e.stdout)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout)
+	for _, r := range results {
+		if r.Skipped != "" {
+			fmt.Fprintf(e.stdout, "skipped  %s: %s\n", r.Name, r.Skipped)
+			continue
+		}
+		fmt.Fprintf(e.stdout, "ok       %s\n", r.Name)
+	}
+	return nil
+}
+
+// makeLine is " LINE=<name>" for another line than the default one.
+func (e *env) makeLine() string {
+	if a := e.lineArg(); a != "" {
+		return " LINE=" + e.line.Name
+	}
+	return ""
+}
