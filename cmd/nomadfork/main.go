@@ -162,6 +162,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer release()
 	}
+	if e != nil && err == nil && !help && cmd.name != "sandbox" {
+		if rerr := e.recoverInterrupted(ctx, cmd.lock); rerr != nil {
+			fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, rerr)
+			return 1
+		}
+	}
 	err = cmd.run(ctx, e, rest)
 	var usageErr usageError
 	var flagErr flagError

@@ -59,7 +59,21 @@ func (r *Repo) Am(ctx context.Context, path string, threeWay bool) error {
 	if threeWay {
 		args = append(args, "--3way")
 	}
-	out, err := r.Command(ctx, append(args, path)...).CombinedOutput()
+	args = append(args, path)
+	before, err := r.ResolveCommit(ctx, "HEAD")
+	if err != nil {
+		return err
+	}
+	created, err := NewFiles(path)
+	if err != nil {
+		return err
+	}
+	var out []byte
+	err = r.step(ctx, Undo{Restore: before, AbortAm: true, Clean: created}, args, func() error {
+		var err error
+		out, err = r.Command(ctx, args...).CombinedOutput()
+		return err
+	})
 	if err == nil {
 		return nil
 	}
@@ -72,7 +86,15 @@ func (r *Repo) Am(ctx context.Context, path string, threeWay bool) error {
 // AmContinue commits the resolution of a stopped `git am` session and goes
 // on; the committer date stays the author date, as in a clean run.
 func (r *Repo) AmContinue(ctx context.Context) error {
-	out, err := r.Command(ctx, "am", "--continue", "--committer-date-is-author-date", "--keep-cr", "--quiet").CombinedOutput()
+	args := []string{"am", "--continue", "--committer-date-is-author-date", "--keep-cr", "--quiet"}
+	var out []byte
+	// Interrupted, only the index lock goes: the index holds the user's
+	// resolution.
+	err := r.step(ctx, Undo{}, args, func() error {
+		var err error
+		out, err = r.Command(ctx, args...).CombinedOutput()
+		return err
+	})
 	if err == nil {
 		return nil
 	}
@@ -162,7 +184,10 @@ func (r *Repo) Scratch(ctx context.Context, dir, rev string) (*Repo, func(), err
 		return nil, nil, err
 	}
 	remove := func() {
-		_, _ = r.Run(context.Background(), "worktree", "remove", "--force", abs)
+		// Twice --force: a `git worktree add` killed by an interruption
+		// leaves the work tree locked ("initializing").
+		_, _ = r.Run(context.Background(), "worktree", "unlock", abs)
+		_, _ = r.Run(context.Background(), "worktree", "remove", "--force", "--force", abs)
 		_ = os.RemoveAll(abs)
 		_, _ = r.Run(context.Background(), "worktree", "prune")
 	}

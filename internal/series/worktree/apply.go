@@ -155,13 +155,24 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		return err
 	}
 	if reset {
-		if _, err := t.Repo.Run(ctx, "checkout", "--quiet", "--force", "-B", ForkBranch, base); err != nil {
+		if err := t.Repo.Switch(ctx, ForkBranch, base); err != nil {
 			return err
 		}
 		if _, err := t.Repo.Run(ctx, "clean", "--quiet", "-d", "--force", "--force"); err != nil {
 			return err
 		}
 		state = &State{Base: base}
+	} else if !opts.Continue {
+		// Keep the commits that match patches/, drop the later ones.
+		n, err := t.Repo.Line(ctx, "rev-list", "--count", base+"..HEAD")
+		if err != nil {
+			return err
+		}
+		if n != fmt.Sprint(start) {
+			if err := t.Repo.ResetHard(ctx, fmt.Sprintf("HEAD~%d", subtract(n, start))); err != nil {
+				return err
+			}
+		}
 	}
 	state.Base = base
 	return t.applyFrom(ctx, state, patches, start)
@@ -215,7 +226,9 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 			Hint:  "run `nomadfork extract` to write them to patches/, or `nomadfork apply -force` to discard them",
 		}
 	}
-	if oldBase == base && matched == len(files) && len(dirty) == 0 && len(state.Resolved) == 0 {
+	if oldBase == base && len(dirty) == 0 && len(state.Resolved) == 0 && (matched == len(files) || head == state.Applied) {
+		// The commits after the matching ones are the series as last
+		// applied or extracted, since changed in patches/: only they go.
 		return matched, false, nil
 	}
 	return 0, true, nil
@@ -280,6 +293,7 @@ func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Pat
 	if err != nil {
 		return err
 	}
+	state.Hashes = series.PatchHashes(patches)
 	state.Applied = ""
 	if len(state.Resolved) == 0 {
 		state.Applied = head
@@ -308,9 +322,12 @@ func (t *Tree) applyOne(ctx context.Context, p series.Patch) error {
 			Resume: "resolve the conflicts in " + t.Dir + ", `git add` the files, then run `nomadfork apply -continue`;\n" +
 				"or run `nomadfork apply -abort` to stop here, keeping the patches before it"}
 	}
-	// Undo the partial application, whatever stopped it.
+	// Undo the partial application, whatever stopped it: back to HEAD
+	// before it, without the files it created.
 	bg := context.WithoutCancel(ctx)
-	t.Repo.RemoveStaleIndexLock(bg)
+	if _, rerr := t.Repo.Recover(bg); rerr != nil {
+		return errors.Join(err, rerr)
+	}
 	if aerr := t.Repo.AmAbort(bg); aerr != nil {
 		return errors.Join(err, aerr)
 	}
@@ -353,4 +370,10 @@ func (t *Tree) Unexported(ctx context.Context, patches []series.Patch) ([]string
 		names = append(names, f.Name)
 	}
 	return names, nil
+}
+
+func subtract(n string, start int) int {
+	var total int
+	fmt.Sscan(n, &total)
+	return total - start
 }

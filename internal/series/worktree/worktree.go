@@ -78,6 +78,10 @@ type State struct {
 	Resolved []string `json:"resolved,omitempty"`
 	// Rebase is the rebase in progress, if any.
 	Rebase *RebaseRecord `json:"rebase,omitempty"`
+	// Hashes maps each patch file's name to the hash of its content as
+	// nomadfork last wrote or applied it (series.Hash): extract refuses
+	// to overwrite a file changed since.
+	Hashes map[string]string `json:"hashes,omitempty"`
 }
 
 // RebaseRecord is a rebase in progress. Package rebase keeps its own
@@ -89,6 +93,20 @@ type RebaseRecord struct {
 	// while it runs or after an interruption.
 	Stopped string          `json:"stopped,omitempty"`
 	Detail  json.RawMessage `json:"detail"`
+}
+
+// StatePath returns the file of the state record.
+func (t *Tree) StatePath(ctx context.Context) (string, error) {
+	return t.statePath(ctx)
+}
+
+// MarshalState returns the encoding SaveState writes.
+func MarshalState(s *State) ([]byte, error) {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
 }
 
 func (t *Tree) statePath(ctx context.Context) (string, error) {
