@@ -125,6 +125,41 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		return t.SaveState(ctx, state)
 	}
 	start, reset := 0, true
+	if opts.Continue && len(state.Pending) > 0 && state.StopHead != "" {
+		// An interrupted -continue may have committed the resolution.
+		head, err := t.Head(ctx)
+		if err != nil {
+			return err
+		}
+		if parent, _ := t.Repo.ResolveCommit(ctx, "HEAD^"); head != state.StopHead && parent == state.StopHead {
+			if inAm {
+				if _, err := t.Repo.Run(ctx, "am", "--quit"); err != nil {
+					return err
+				}
+				inAm = false
+			}
+			fmt.Fprintf(t.Log, "applied %s (resolved by hand)\n", state.Pending[0])
+			state.Resolved = append(state.Resolved, state.Pending[0])
+			state.Pending, state.StopHead = state.Pending[1:], ""
+			if err := t.SaveState(ctx, state); err != nil {
+				return err
+			}
+			start = len(patches)
+			if len(state.Pending) > 0 {
+				start = -1
+				for i, p := range patches {
+					if p.Name == state.Pending[0] {
+						start = i
+					}
+				}
+				if start < 0 {
+					return fmt.Errorf("patch %s, next in the stopped apply, is no longer in the series; run `nomadfork apply -abort`, then `nomadfork apply`", state.Pending[0])
+				}
+			}
+			state.Base = base
+			return t.applyFrom(ctx, state, patches, start)
+		}
+	}
 	switch {
 	case opts.Continue && inAm:
 		start, err = t.continueAm(ctx, base, state, patches)
@@ -259,7 +294,7 @@ func (t *Tree) continueAm(ctx context.Context, base string, state *State, patche
 	}
 	fmt.Fprintf(t.Log, "applied %s (resolved by hand)\n", state.Pending[0])
 	state.Resolved = append(state.Resolved, state.Pending[0])
-	state.Pending = state.Pending[1:]
+	state.Pending, state.StopHead = state.Pending[1:], ""
 	if len(state.Pending) == 0 {
 		return len(patches), nil
 	}
@@ -282,6 +317,15 @@ func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Pat
 	for i, p := range patches[start:] {
 		fmt.Fprintf(t.Log, "applying %s (%d of %d)\n", p.Name, start+i+1, len(patches))
 		if err := t.applyOne(ctx, p); err != nil {
+			var ce *ConflictError
+			if errors.As(err, &ce) && ce.Conflict {
+				if head, herr := t.Head(ctx); herr == nil {
+					state.StopHead = head
+					if serr := t.SaveState(ctx, state); serr != nil {
+						return errors.Join(err, serr)
+					}
+				}
+			}
 			return err
 		}
 		state.Pending = state.Pending[1:]

@@ -76,6 +76,9 @@ type State struct {
 	// Resolved lists patches applied with a hand-made resolution that
 	// has not been extracted yet.
 	Resolved []string `json:"resolved,omitempty"`
+	// StopHead is HEAD when an apply stopped at a conflict: a resolution
+	// committed by an interrupted -continue is the commit on top of it.
+	StopHead string `json:"stop_head,omitempty"`
 	// Rebase is the rebase in progress, if any.
 	Rebase *RebaseRecord `json:"rebase,omitempty"`
 	// Hashes maps each patch file's name to the hash of its content as

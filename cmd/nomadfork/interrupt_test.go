@@ -1,0 +1,288 @@
+package main
+
+// The interrupt harness: each mutating verb, on the fixture, interrupted
+// at every progress step boundary and at every git invocation (git killed
+// holding the index lock, killed after doing its work, or killed half-way
+// through `git am` / `git worktree add`), then resumed with the command the
+// interruption's message advises. Invariants: the advised command
+// succeeds; then the series (every patch file, the pin, CHANGELOG.md and
+// the default-line record) is byte-identical to an uninterrupted run's,
+// the work tree is clean and re-exports the series unchanged, and no
+// staging directory or index lock is left.
+//
+// By default every third interruption point runs (each mode and step
+// kind still covered); NOMADFORK_INTERRUPT_ALL=1 runs all of them.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
+)
+
+// interruptScenario is a verb run from a prepared state.
+type interruptScenario struct {
+	name  string
+	setup func(p *project)
+	verb  []string
+	// then runs after the verb (or its resumption) succeeded, in the
+	// reference run and in every interrupted one.
+	then [][]string
+	// line is the line whose work tree must be clean at the end.
+	line string
+}
+
+var interruptScenarios = []interruptScenario{
+	{name: "apply", setup: func(p *project) {
+		p.graphSeries(true)
+		os.RemoveAll(filepath.Join(p.dir, "nomad"))
+	}, verb: []string{"apply"}},
+	{name: "extract", setup: func(p *project) {
+		p.fourPatches()
+		c1, c2 := p.git("rev-parse", "HEAD~3"), p.git("rev-parse", "HEAD~2")
+		p.git("rebase", "-q", "--onto", c1, c2, "fork")
+		p.commitFile("lib/h.go", "package lib\n\n// H returns 8.\nfunc H() int { return 8 }\n", "lib: add H")
+	}, verb: []string{"extract"}},
+	{name: "rebase", setup: func(p *project) { p.twoPatches() },
+		verb: []string{"rebase", "-onto", "v1.1.0"}, line: "v1.1.0"},
+	{name: "rebase-new-line", setup: func(p *project) { p.twoPatches() },
+		verb: []string{"rebase", "-onto", "v1.1.0", "-new-line"}, line: "v1.1.0"},
+	{name: "rebase-continue", setup: func(p *project) {
+		p.conflictSeries()
+		p.mustFail("rebase", "-onto", "v1.0.2")
+		p.resolve("lib/lib.go", "func F10() int { return 100 } // merged\n")
+	}, verb: []string{"rebase", "-continue"}, line: "v1.0.2"},
+	{name: "apply-continue", setup: func(p *project) {
+		p.conflictSeries()
+		p.repin("v1.0.2")
+		p.mustFail("apply")
+		p.resolve("lib/lib.go", "func F10() int { return 100 } // merged\n")
+	}, verb: []string{"apply", "-continue"}, then: [][]string{{"extract"}}},
+	{name: "drop", setup: func(p *project) { p.twoPatches() },
+		verb: []string{"drop", "0002", "-applied-upstream", "v1.1.0", "-pr", "https://github.com/example/up/pull/7"},
+		then: [][]string{{"extract"}}},
+	{name: "check", setup: func(p *project) { p.twoPatches() }, verb: []string{"check", "-no-build"}},
+	{name: "status", setup: func(p *project) { p.twoPatches() }, verb: []string{"status", "-against", "v1.0.1,v1.2.0"}},
+	{name: "export", setup: func(p *project) { p.twoPatches() }, verb: []string{"export"}},
+}
+
+// outcome is what the invariants compare: the repository's files of the
+// series, and how the work tree re-exports.
+type outcome map[string]string
+
+func (p *project) outcome(line string) outcome {
+	p.t.Helper()
+	o := outcome{}
+	filepath.Walk(filepath.Join(p.dir, "patches"), func(path string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(p.dir, path)
+		data, _ := os.ReadFile(path)
+		o[rel] = string(data)
+		return nil
+	})
+	o["CHANGELOG.md"] = p.read("CHANGELOG.md")
+	return o
+}
+
+func (o outcome) diff(want outcome) string {
+	var names []string
+	for n := range want {
+		names = append(names, n)
+	}
+	for n := range o {
+		if _, ok := want[n]; !ok {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	var out []string
+	for _, n := range names {
+		if o[n] != want[n] {
+			out = append(out, fmt.Sprintf("%s differs (got %d bytes, want %d)", n, len(o[n]), len(want[n])))
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+// copyProject copies the prepared project to a new directory.
+func copyProject(t *testing.T, from *project) *project {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "p")
+	if out, err := exec.Command("cp", "-a", from.dir, dir).CombinedOutput(); err != nil {
+		t.Fatalf("copying the project: %v: %s", err, out)
+	}
+	return &project{t: t, dir: dir, proxy: from.proxy}
+}
+
+var resumeRE = regexp.MustCompile("run `nomadfork ([^`]*)` to resume")
+
+// invariants checks an interrupted and resumed run against the
+// reference.
+func (p *project) invariants(sc interruptScenario, want outcome, what string) {
+	p.t.Helper()
+	if d := p.outcome(sc.line).diff(want); d != "" {
+		p.t.Errorf("%s: series differs from the uninterrupted run's: %s", what, d)
+	}
+	if p.exists(filepath.Join("patches", txn.DirName)) {
+		p.t.Errorf("%s: staging directory left", what)
+	}
+	wt := "nomad"
+	if sc.line != "" && sc.name == "rebase-new-line" {
+		wt = filepath.Join("lines", sc.line, "nomad")
+	}
+	if p.exists(filepath.Join(wt, ".git", "index.lock")) {
+		p.t.Errorf("%s: index.lock left in %s", what, wt)
+	}
+	if got := p.gitIn(wt, "status", "--porcelain", "--untracked-files=all"); got != "" {
+		p.t.Errorf("%s: %s not clean: %q", what, wt, got)
+	}
+	args := []string{"extract"}
+	if sc.name == "rebase-new-line" {
+		args = append(args, "-line", sc.line)
+	}
+	r := p.nomadfork(args...)
+	if r.code != 0 || strings.Contains(r.stdout, "updated") || strings.Contains(r.stdout, "added") || strings.Contains(r.stdout, "removed") {
+		p.t.Errorf("%s: the work tree does not re-export the series unchanged: exit %d\n%s%s", what, r.code, r.stdout, r.stderr)
+	}
+}
+
+// runThen runs the scenario's follow-up commands.
+func (p *project) runThen(sc interruptScenario, what string) bool {
+	p.t.Helper()
+	for _, args := range sc.then {
+		if r := p.nomadfork(args...); r.code != 0 {
+			p.t.Errorf("%s: nomadfork %s: exit %d\n%s", what, strings.Join(args, " "), r.code, r.stderr)
+			return false
+		}
+	}
+	return true
+}
+
+// resume runs the command the interruption advised.
+func (p *project) resume(r result, what string) bool {
+	p.t.Helper()
+	if r.code == 0 {
+		return true // it finished before it noticed the interruption
+	}
+	m := resumeRE.FindStringSubmatch(r.stderr)
+	if r.code != exitInterrupted || m == nil {
+		p.t.Errorf("%s: exit %d, no resume advice:\n%s", what, r.code, r.stderr)
+		return false
+	}
+	rr := p.nomadfork(strings.Fields(m[1])...)
+	if rr.code != 0 {
+		p.t.Errorf("%s: the advised `nomadfork %s` failed: exit %d\n%s\n%s", what, m[1], rr.code, rr.stdout, rr.stderr)
+		return false
+	}
+	return true
+}
+
+var stepHookMu sync.Mutex
+
+// interruptAtStep runs nomadfork and interrupts it when the n-th progress
+// step (1-based) begins.
+func (p *project) interruptAtStep(n int, args ...string) result {
+	p.t.Helper()
+	stepHookMu.Lock()
+	defer stepHookMu.Unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := 0
+	progress.TestHookBegin = func(string) {
+		seen++
+		if seen == n {
+			cancel()
+		}
+	}
+	defer func() { progress.TestHookBegin = nil }()
+	var stdout, stderr syncBuffer
+	code := run(ctx, append([]string{"-C", p.dir}, args...), &stdout, &stderr)
+	return result{code, stdout.String(), stderr.String()}
+}
+
+// countSteps runs nomadfork and returns how many progress steps began.
+func (p *project) countSteps(args ...string) (result, int) {
+	p.t.Helper()
+	stepHookMu.Lock()
+	defer stepHookMu.Unlock()
+	n := 0
+	progress.TestHookBegin = func(string) { n++ }
+	defer func() { progress.TestHookBegin = nil }()
+	return p.nomadfork(args...), n
+}
+
+func TestInterruptHarness(t *testing.T) {
+	all := os.Getenv("NOMADFORK_INTERRUPT_ALL") == "1"
+	total, ran := 0, 0
+	for _, sc := range interruptScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			f := installFakeGit(t)
+			tmpl := newProject(t)
+			sc.setup(tmpl)
+			// The reference: uninterrupted, counting git invocations and
+			// progress steps.
+			ref := copyProject(t, tmpl)
+			f.arm(t, "", 0, "")
+			r, steps := ref.countSteps(sc.verb...)
+			calls := len(f.disarm())
+			if r.code != 0 {
+				t.Fatalf("reference run: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			if !ref.runThen(sc, "reference") {
+				return
+			}
+			want := ref.outcome(sc.line)
+			ref.invariants(sc, want, "reference")
+			modes := []string{hangLock, hangAfter, hangMid}
+			points := 0
+			for k := 1; k <= calls; k++ {
+				points++
+				if !all && k%3 != 1 {
+					continue
+				}
+				mode := modes[(k/3)%len(modes)]
+				if all {
+					mode = modes[k%len(modes)]
+				}
+				what := fmt.Sprintf("%s, git invocation %d of %d (%s)", strings.Join(sc.verb, " "), k, calls, mode)
+				p := copyProject(t, tmpl)
+				r := p.interruptAt(f, "", k, mode, sc.verb...)
+				if !f.fired() {
+					t.Errorf("%s: not reached", what)
+					continue
+				}
+				ran++
+				if p.resume(r, what) && p.runThen(sc, what) {
+					p.invariants(sc, want, what)
+				}
+			}
+			for n := 1; n <= steps; n++ {
+				points++
+				if !all && n%3 != 1 {
+					continue
+				}
+				what := fmt.Sprintf("%s, progress step %d of %d", strings.Join(sc.verb, " "), n, steps)
+				p := copyProject(t, tmpl)
+				r := p.interruptAtStep(n, sc.verb...)
+				ran++
+				if p.resume(r, what) && p.runThen(sc, what) {
+					p.invariants(sc, want, what)
+				}
+			}
+			t.Logf("%s: %d git invocations, %d progress steps: %d interruption points", sc.name, calls, steps, points)
+			total += points
+		})
+	}
+	t.Logf("interrupt harness: %d scenarios, %d interruption points, %d run", len(interruptScenarios), total, ran)
+}
