@@ -33,7 +33,8 @@ depends on one that left the series).`
 	helpCheck = `Lints patch metadata, applies every patch exactly (no offset) in a scratch
 tree, compares its re-export byte for byte, builds and vets every prefix of
 the series, and applies (plain git am), builds and vets every patch on the
-base plus exactly its Depends-On patches. Never touches nomad/.`
+base plus exactly its Depends-On patches. It leaves nomad/'s files and
+branches alone (it imports the pinned upstream into its repository).`
 	helpBuild = `Builds bin/nomad from nomad/, stamped with the fork release from CHANGELOG.md.`
 )
 

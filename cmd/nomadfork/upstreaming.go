@@ -520,9 +520,16 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
+	if strings.TrimSpace(*out) == "" {
+		return usageError{errors.New("-o needs a directory")}
+	}
 	t := e.tree
 	if err := t.Require(ctx, worktree.Need{Verb: "export", NoOp: true}); err != nil {
 		return err
+	}
+	if ps, err := series.List(e.patches); err == nil && len(ps) == 0 {
+		return fmt.Errorf("%w: %s holds no NNNN-subject.patch files, so there is nothing to export; restore them (`git checkout -- %s`)",
+			series.ErrNoPatches, e.patches, e.relPatches())
 	}
 	patches, _, base, err := e.seriesAndBase(ctx, t, false)
 	if err != nil {

@@ -70,6 +70,34 @@ var nameRE = regexp.MustCompile(`^([0-9]{4})-[A-Za-z0-9._-]+\.patch$`)
 // whose names do not follow NNNN-subject.patch and on gaps or duplicates in
 // the numbering.
 func List(dir string) ([]Patch, error) {
+	patches, err := ListAny(dir)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range patches {
+		if p.Number != i+1 {
+			return nil, &GapError{Path: p.Path, Want: i + 1}
+		}
+	}
+	return patches, nil
+}
+
+// GapError is returned by List for a series whose numbering has a gap or a
+// duplicate.
+type GapError struct {
+	Path string
+	Want int
+}
+
+func (e *GapError) Error() string {
+	return fmt.Sprintf("%s: expected number %04d (the series is numbered from 0001 without gaps): a patch file is missing or was renamed; "+
+		"restore it (`git checkout -- %s`), or, to remove a patch from the series, drop its commit in the work tree (`git rebase -i upstream` there) and run `nomadfork extract`, which renumbers the files",
+		e.Path, e.Want, filepath.Dir(e.Path))
+}
+
+// ListAny is List without the numbering check: extract reads the series it
+// replaces with it.
+func ListAny(dir string) ([]Patch, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -95,11 +123,6 @@ func List(dir string) ([]Patch, error) {
 		patches = append(patches, p)
 	}
 	sort.Slice(patches, func(i, j int) bool { return patches[i].Name < patches[j].Name })
-	for i, p := range patches {
-		if p.Number != i+1 {
-			return nil, fmt.Errorf("%s: expected number %04d (the series is numbered from 0001 without gaps); run `nomadfork apply` and `nomadfork extract` to renumber", p.Path, i+1)
-		}
-	}
 	return patches, nil
 }
 

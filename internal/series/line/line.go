@@ -153,8 +153,18 @@ func (l Layout) Get(name string) (Line, error) {
 			return ln, l.checkPin(ln)
 		}
 	}
+	if ln, err := l.At(name); err == nil {
+		if _, err := os.Stat(ln.Dir); err == nil {
+			// The directory is there, its pin is not.
+			rel, _ := filepath.Rel(l.Root, ln.Pin)
+			return Line{}, fmt.Errorf("%w %q: %s is missing (every line's directory holds its pin); restore it (`git checkout -- %s`)", ErrNoPin, name, rel, rel)
+		}
+	}
 	return Line{}, l.unknown(name, names)
 }
+
+// ErrNoPin is returned for a line whose directory lacks its pin.
+var ErrNoPin = errors.New("no pin for line")
 
 func (l Layout) unknown(name string, names []string) error {
 	known := "none"

@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -65,10 +66,15 @@ type ConflictError struct {
 	Output string
 	// Resume says how to go on.
 	Resume string
+	// Cause, if set, is the likely real cause, said first.
+	Cause string
 }
 
 func (e *ConflictError) Error() string {
 	var b strings.Builder
+	if e.Cause != "" {
+		b.WriteString(e.Cause + "\n")
+	}
 	if e.Conflict {
 		fmt.Fprintf(&b, "patch %s conflicts", e.Patch)
 	} else {
@@ -255,10 +261,14 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 		for _, f := range files[matched:] {
 			items = append(items, f.Name)
 		}
+		hint := "run `nomadfork extract` to write them to patches/, or `nomadfork apply -force` to discard them"
+		if ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD"); err != nil || ref != "refs/heads/"+ForkBranch {
+			hint = fmt.Sprintf("HEAD is not on the %q branch: put its commits there with `git -C %s checkout -B %s`, then run `nomadfork extract`; or run `nomadfork apply -force` to discard them", ForkBranch, t.Dir, ForkBranch)
+		}
 		return 0, true, &RefusalError{
 			What:  fmt.Sprintf("%s has commits that differ from patches/ and would be lost:", t.Dir),
 			Items: items,
-			Hint:  "run `nomadfork extract` to write them to patches/, or `nomadfork apply -force` to discard them",
+			Hint:  hint,
 		}
 	}
 	if oldBase == base && len(dirty) == 0 && len(state.Resolved) == 0 && (matched == len(files) || head == state.Applied) {
@@ -379,9 +389,13 @@ func (t *Tree) applyOne(ctx context.Context, p series.Patch) error {
 		return errors.Join(err, rerr)
 	}
 	if am != nil {
-		return &ConflictError{Patch: p.Name, Files: am.Files, Hunks: am.Hunks, Output: am.Output,
+		ce := &ConflictError{Patch: p.Name, Files: am.Files, Hunks: am.Hunks, Output: am.Output,
 			Resume: fmt.Sprintf("%s holds upstream and the patches before it. The patch file is damaged or does not fit the pinned upstream: "+
-				"fix patches/%s (`git diff -- patches/` shows local edits), then run `nomadfork apply` to go on", t.Dir, p.Name)}
+				"fix %s (`git diff -- %s` shows local edits), then run `nomadfork apply` to go on", t.Dir, p.Path, p.Path)}
+		if bytes.Contains(p.Data, []byte("\r\n")) {
+			ce.Cause = fmt.Sprintf("%s has CRLF line endings (patch files use LF; an editor or checkout converted it): restore it (`git checkout -- %s`) or convert it (`sed -i 's/\\r$//' %s`)", p.Path, p.Path, p.Path)
+		}
+		return ce
 	}
 	return err
 }

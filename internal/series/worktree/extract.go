@@ -79,7 +79,7 @@ func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]
 	if len(dirty) > 0 {
 		fmt.Fprintf(t.Log, "note: %d uncommitted changes in %s are not extracted; commit them and extract again to include them\n", len(dirty), t.Dir)
 	}
-	old, err := series.List(dir)
+	old, err := series.ListAny(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -145,7 +145,9 @@ func (t *Tree) SaveState(ctx context.Context, s *State) error {
 	return atomicfile.WriteJSON(path, s)
 }
 
-// Init creates the repository if the work tree does not exist yet.
+// Init creates the repository if the work tree does not exist yet. It is
+// made in a temporary directory beside it and renamed into place, so an
+// interruption never leaves a half-made repository at Dir.
 func (t *Tree) Init(ctx context.Context) error {
 	if t.Exists() {
 		if !t.Repo.IsRepo(ctx) {
@@ -153,10 +155,25 @@ func (t *Tree) Init(ctx context.Context) error {
 		}
 		return nil
 	}
-	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
+	parent := filepath.Dir(t.Dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	if _, err := t.Repo.Run(ctx, "init", "--quiet", "--initial-branch="+ForkBranch); err != nil {
+	stale, _ := filepath.Glob(filepath.Join(parent, "."+filepath.Base(t.Dir)+".init-*"))
+	for _, d := range stale {
+		os.RemoveAll(d)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(t.Dir)+".init-*")
+	if err != nil {
+		return err
+	}
+	r := &git.Repo{Dir: tmp}
+	if _, err := r.Run(ctx, "init", "--quiet", "--initial-branch="+ForkBranch); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, t.Dir); err != nil {
+		os.RemoveAll(tmp)
 		return err
 	}
 	return nil
