@@ -48,6 +48,10 @@ if [ -f "$ctl/config" ]; then
 	if [ $fire = 1 ] && [ ! -e "$ctl/fired" ]; then
 		: > "$ctl/fired"
 		gd=$("$real" rev-parse --git-dir 2>/dev/null)
+		[ -n "$GIT_INDEX_FILE" ] && gd=""
+		case " $* " in
+		*" rev-parse "*|*" cat-file "*|*" hash-object "*|*" commit-tree "*|*" update-ref "*|*" log "*|*" rev-list "*|*" format-patch "*|*" merge-base "*|*" symbolic-ref "*|*" init "*|*" --check "*|*" ls-files "*) gd="" ;;
+		esac
 		case "$MODE" in
 		after) "$real" "$@" >/dev/null 2>&1 ;;
 		mid)
@@ -74,6 +78,8 @@ exec "$real" "$@"
 // fakeGit controls the wrapper.
 type fakeGit struct {
 	ctl string
+	// fired is the invocation the last interruptAt hung, as logged.
+	hung string
 }
 
 // installFakeGit puts the wrapper first on PATH for the rest of the test.
@@ -134,7 +140,14 @@ func (f *fakeGit) fired() bool {
 func (p *project) interruptAt(f *fakeGit, match string, at int, mode string, args ...string) result {
 	p.t.Helper()
 	f.arm(p.t, match, at, mode)
-	defer f.disarm()
+	defer func() {
+		f.hung = ""
+		for _, l := range f.disarm() {
+			if at > 0 && strings.HasPrefix(l, strconv.Itoa(at)+" ") {
+				f.hung = l
+			}
+		}
+	}()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
