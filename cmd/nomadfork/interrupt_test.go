@@ -17,6 +17,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
@@ -286,4 +289,95 @@ func TestInterruptHarness(t *testing.T) {
 		})
 	}
 	t.Logf("interrupt harness: %d scenarios, %d interruption points, %d run", len(interruptScenarios), total, ran)
+}
+
+const testMainEnv = "NOMADFORK_TEST_MAIN"
+
+// TestInterruptBySIGINT sends a real SIGINT, as Ctrl-C in a terminal does
+// (to the whole process group: nomadfork and its git), at pseudo-random
+// offsets into a run of nomadfork, then resumes as advised and checks the
+// harness's invariants. The offsets come from a fixed seed, so a failure
+// repeats.
+func TestInterruptBySIGINT(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	rng := rand.New(rand.NewSource(21))
+	for _, sc := range interruptScenarios {
+		switch sc.name {
+		case "apply", "rebase", "rebase-continue", "extract":
+		default:
+			continue
+		}
+		t.Run(sc.name, func(t *testing.T) {
+			tmpl := newProject(t)
+			sc.setup(tmpl)
+			ref := copyProject(t, tmpl)
+			start := time.Now()
+			if code, out := ref.subprocess(t, 0, sc.verb...); code != 0 {
+				t.Fatalf("reference run: exit %d\n%s", code, out)
+			}
+			took := time.Since(start)
+			if !ref.runThen(sc, "reference") {
+				return
+			}
+			want := ref.outcome(sc.line)
+			for i := 0; i < 3; i++ {
+				after := time.Duration(rng.Int63n(int64(took)))
+				what := fmt.Sprintf("%s, SIGINT after %s of %s", strings.Join(sc.verb, " "), after.Round(time.Millisecond), took.Round(time.Millisecond))
+				p := copyProject(t, tmpl)
+				code, out := p.subprocess(t, after, sc.verb...)
+				if code < 0 {
+					// Killed before it could handle the signal: a user
+					// runs the command again.
+					code, out = p.subprocess(t, 0, sc.verb...)
+					if code != 0 {
+						t.Errorf("%s: killed before its handler, then run again: exit %d\n%s", what, code, out)
+						continue
+					}
+				}
+				if code != 0 && !p.resume(result{code: code, stderr: out}, what) {
+					continue
+				}
+				if p.runThen(sc, what) {
+					p.invariants(sc, want, what)
+				}
+			}
+		})
+	}
+}
+
+// subprocess runs the test binary as nomadfork in its own process group
+// and, if after is positive, sends the group SIGINT after that long. It
+// returns the exit code and the combined output.
+func (p *project) subprocess(t *testing.T, after time.Duration, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-C", p.dir}, args...)...)
+	cmd.Env = append(os.Environ(), testMainEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	if after > 0 {
+		timer := time.AfterFunc(after, func() {
+			select {
+			case <-done:
+			default:
+				syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			}
+		})
+		defer timer.Stop()
+	}
+	err := cmd.Wait()
+	close(done)
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, out.String()
 }
