@@ -192,9 +192,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		lineNote(e, stderr)
 		return int(exit)
 	}
-	fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "nomadfork %s: %s%v\n", name, cause(err), err)
 	lineNote(e, stderr)
 	return 1
+}
+
+// cause names, first, the system condition behind err when the message
+// would bury it: a full disk, a read-only file system, a permission.
+func cause(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "disk full"):
+		return ""
+	case errors.Is(err, syscall.ENOSPC):
+		return "disk full (no space left on device): "
+	case errors.Is(err, syscall.EROFS):
+		return "read-only file system: "
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return pe.Path + " is not writable: "
+		}
+	}
+	return ""
 }
 
 // lineNote reminds, after an error on a line other than the default one,

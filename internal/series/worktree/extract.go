@@ -193,10 +193,10 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) er
 		return err
 	}
 	oldByNum := map[int]string{}
-	oldBySlug := map[string]string{}
+	oldBySlug := map[string]series.Patch{}
 	for _, p := range old {
 		oldByNum[p.Number] = p.Name
-		oldBySlug[series.Slug(p.Name)] = p.Name
+		oldBySlug[series.Slug(p.Name)] = p
 	}
 	newBySlug := map[string]int{}
 	for i, f := range files {
@@ -204,13 +204,19 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) er
 	}
 	msgs := map[int]func(string) string{}
 	for i, f := range files {
-		oldName, ok := oldBySlug[series.Slug(f.Name)]
-		if !ok {
+		op, ok := oldBySlug[series.Slug(f.Name)]
+		if !ok || op.Meta == nil {
 			continue
 		}
+		oldName := op.Name
 		md, err := metadata.Parse(f.Data)
 		if err != nil {
 			continue // check reports it
+		}
+		if fmt.Sprint(md.DependsOn()) != fmt.Sprint(op.Meta.DependsOn()) {
+			// Rewritten already (by an interrupted extract), or edited
+			// by hand: the commit's trailers stand.
+			continue
 		}
 		remap := map[string]string{}
 		for _, d := range md.DependsOn() {

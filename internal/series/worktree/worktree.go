@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
@@ -462,6 +463,9 @@ func (t *Tree) Copy(ctx context.Context, dir string) (_ *Tree, err error) {
 	if _, err := os.Stat(dir); err == nil {
 		return nil, fmt.Errorf("%s already exists; move it away (nomadfork creates it)", dir)
 	}
+	if err := t.checkSpace(filepath.Dir(dir)); err != nil {
+		return nil, err
+	}
 	state, err := t.LoadState(ctx)
 	if err != nil {
 		return nil, err
@@ -491,4 +495,48 @@ func (t *Tree) Copy(ctx context.Context, dir string) (_ *Tree, err error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// SpaceError is returned when the file system lacks room for a copy.
+type SpaceError struct {
+	Dir         string
+	Need, Avail uint64
+}
+
+func (e *SpaceError) Error() string {
+	return fmt.Sprintf("disk full: copying the work tree needs about %d MB in %s, and %d MB are free; free some space, then run the command again",
+		e.Need>>20, e.Dir, e.Avail>>20)
+}
+
+// checkSpace checks, before a copy of the work tree to a directory under
+// parent, that parent's file system has room for it (the size of the work
+// tree, its repository included).
+func (t *Tree) checkSpace(parent string) error {
+	var need uint64
+	_ = filepath.Walk(t.Dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			need += uint64(fi.Size())
+		}
+		return nil
+	})
+	dir := parent
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return nil
+		}
+		dir = up
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return nil
+	}
+	avail := st.Bavail * uint64(st.Bsize)
+	if need > avail {
+		return &SpaceError{Dir: dir, Need: need, Avail: avail}
+	}
+	return nil
 }
