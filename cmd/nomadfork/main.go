@@ -246,7 +246,18 @@ func resumeCommand(e *env, name string, args []string) string {
 		}
 	}
 	if name == "apply" {
+		for _, a := range args {
+			if a == "-continue" || a == "--continue" {
+				return "nomadfork apply -continue" + e.lineArg()
+			}
+		}
 		return "nomadfork apply" + e.lineArg()
+	}
+	if name == "drop" && e.tree != nil {
+		// Interrupted while it applied the edited patch: apply finishes.
+		if st, err := e.tree.LoadState(context.Background()); err == nil && len(st.Pending) > 0 {
+			return "nomadfork apply" + e.lineArg()
+		}
 	}
 	return strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " "))
 }

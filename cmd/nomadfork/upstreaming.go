@@ -71,6 +71,9 @@ copy of its work tree at lines/<new>/nomad; continue or abort it with
 	helpDrop = `Records that upstream carries a patch in a different form (Upstream-Status:
 applied <version>, Applied-Upstream: <url>); the next rebase onto that
 version or later drops it. The version must be served and newer than the pin.
+When the line's work tree holds the series as last applied, the edited
+patch is applied there too, so the next extract keeps it (otherwise run
+apply before extract, which refuses to overwrite the edit).
 
 With -verify, while a rebase of the line is stopped at the patch: applies
 the patch's _test.go hunks without its production changes to the rebase's

@@ -186,6 +186,27 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 			return err
 		}
 	}
+	if reset && !opts.Force && !inAm && len(state.Pending) > 0 && state.Base == base {
+		// An apply interrupted between patches: HEAD holds exactly the
+		// patches before the pending one (some perhaps resolved by hand).
+		idx := -1
+		for i, p := range patches {
+			if p.Name == state.Pending[0] {
+				idx = i
+			}
+		}
+		n, err := t.Repo.Line(ctx, "rev-list", "--count", base+"..HEAD")
+		if err != nil {
+			return err
+		}
+		dirty, err := t.Repo.Status(ctx)
+		if err != nil {
+			return err
+		}
+		if idx >= 0 && n == fmt.Sprint(idx) && len(dirty) == 0 {
+			start, reset = idx, false
+		}
+	}
 	if reset {
 		start, reset, err = t.checkDiscard(ctx, base, state, patches, opts.Force)
 		if err != nil {
