@@ -19,6 +19,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
@@ -180,7 +181,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &usageErr):
 		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
 		return 2
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || git.Interrupted(err):
 		step := progress.Current()
 		if step == "" {
 			step = name

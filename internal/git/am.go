@@ -80,6 +80,9 @@ func (r *Repo) Am(ctx context.Context, path string, threeWay bool) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if Interrupted(err) {
+		return err
+	}
 	return r.amError(ctx, string(out))
 }
 
@@ -100,6 +103,9 @@ func (r *Repo) AmContinue(ctx context.Context) error {
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if Interrupted(err) {
+		return err
 	}
 	return r.amError(ctx, string(out))
 }

@@ -94,7 +94,7 @@ func (r *Repo) RunEnv(ctx context.Context, env []string, args ...string) (string
 	cmd.Stderr = &stderr
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || Interrupted(err) {
 			r.removeKilledLock(start)
 		}
 		return stdout.String(), &Error{Args: args, Err: err, Stderr: stderr.String()}

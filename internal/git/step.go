@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -69,8 +70,34 @@ func (r *Repo) step(ctx context.Context, undo Undo, args []string, fn func() err
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
+	if Interrupted(err) {
+		// Ctrl-C reached git before the tool's context ended.
+		return err
+	}
 	os.Remove(rec)
 	return err
+}
+
+// Interrupted reports whether err comes from an interruption: the
+// context ended, or a command died of SIGINT, SIGTERM or SIGKILL (a
+// terminal's Ctrl-C reaches git too, possibly before the tool reacts).
+func Interrupted(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return true
+	}
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			switch ws.Signal() {
+			case syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Recovered describes what Recover undid.

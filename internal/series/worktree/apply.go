@@ -173,6 +173,10 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 			return err
 		}
 		reset = false
+	case opts.Continue && len(state.Pending) == 0 && len(state.Resolved) > 0:
+		// An interrupted -continue that had applied the last patch.
+		fmt.Fprintf(t.Log, "the apply is complete; resolved by hand: %s; run `nomadfork extract` to save the resolutions to patches/\n", strings.Join(state.Resolved, ", "))
+		return nil
 	case opts.Continue && len(state.Pending) == 0:
 		return fmt.Errorf("%w in %s: nothing to continue", ErrNothing, t.Dir)
 	case inAm && !opts.Force:
