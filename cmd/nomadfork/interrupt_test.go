@@ -249,6 +249,7 @@ func TestInterruptHarness(t *testing.T) {
 			}
 			want := ref.outcome(sc.line)
 			ref.invariants(sc, want, "reference")
+			ranBefore := ran
 			modes := []string{hangLock, hangAfter, hangMid}
 			stride := (calls*len(modes) + steps) / perScenario
 			if stride < 1 {
@@ -288,7 +289,7 @@ func TestInterruptHarness(t *testing.T) {
 					p.invariants(sc, want, what)
 				}
 			}
-			t.Logf("%s: %d git invocations × 3 modes, %d progress steps: %d interruption points", sc.name, calls, steps, points)
+			t.Logf("%s: %d git invocations × 3 modes, %d progress steps: %d interruption points, %d run, failed: %v", sc.name, calls, steps, points, ran-ranBefore, t.Failed())
 			total += points
 		})
 	}
