@@ -279,3 +279,33 @@ func TestCrashB8RenumberRewritesDependsOn(t *testing.T) {
 		t.Errorf("patches changed: %v", keys(got))
 	}
 }
+
+// B1 for a line other than the default one: moved in place with its work
+// tree, and refused onto a line that exists.
+func TestCrashB1OtherLine(t *testing.T) {
+	p := newProject(t)
+	p.twoPatches()
+	p.mustRun("rebase", "-onto", "v1.0.1", "-new-line")
+	p.mustRun("rebase", "-onto", "v1.0.2", "-new-line")
+	// v1.0.1 onto v1.0.2, which exists: refused, nothing changes.
+	pin101 := p.read("patches/v1.0.1/upstream.json")
+	r := p.nomadfork("rebase", "-line", "v1.0.1", "-onto", "v1.0.2")
+	p.expect(r, 2, "line v1.0.2 exists already", "nomadfork apply -line v1.0.2")
+	if p.read("patches/v1.0.1/upstream.json") != pin101 {
+		t.Errorf("line v1.0.1's pin changed")
+	}
+	p.mustRun("apply", "-line", "v1.0.1")
+	// v1.0.1 onto v1.1.0: the line and its work tree move.
+	r = p.mustRun("rebase", "-line", "v1.0.1", "-onto", "v1.1.0")
+	containsAll(t, "rebase -line v1.0.1", r.stdout, "line v1.0.1 is now line v1.1.0")
+	if p.exists("patches/v1.0.1") || p.exists("lines/v1.0.1") || !p.exists("lines/v1.1.0/nomad/lib/lib.go") {
+		t.Errorf("line v1.0.1 did not move with its work tree")
+	}
+	if got := strings.TrimSpace(p.read("patches/default-line")); got != "v1.0.0" {
+		t.Errorf("default line = %s", got)
+	}
+	p.mustRun("check", "-no-build", "-line", "v1.1.0")
+	if r := p.mustRun("extract", "-line", "v1.1.0"); strings.Count(r.stdout, "unchanged") != 2 {
+		t.Errorf("extract -line v1.1.0:\n%s", r.stdout)
+	}
+}
