@@ -32,6 +32,9 @@ type AmError struct {
 }
 
 func (e *AmError) Error() string {
+	if strings.Contains(e.Output, "No space left on device") || strings.Contains(e.Output, "Out of diskspace") {
+		return "disk full (no space left on device): git am: " + GitMessage(e.Output)
+	}
 	return "git am: " + GitMessage(e.Output)
 }
 
@@ -45,7 +48,11 @@ func GitMessage(output string) string {
 		}
 	}
 	if len(lines) == 0 {
-		return strings.TrimSpace(output)
+		return shorten(strings.TrimSpace(output), 12)
+	}
+	const max = 8
+	if len(lines) > max {
+		lines = append(lines[:max], fmt.Sprintf("… and %d more errors", len(lines)-max))
 	}
 	return strings.Join(lines, "; ")
 }

@@ -2,8 +2,10 @@ package git
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +63,22 @@ func TestStepRecordRemoved(t *testing.T) {
 	gitDir, _ := r.GitDir(bg)
 	if _, err := os.Stat(filepath.Join(gitDir, stepFile)); !os.IsNotExist(err) {
 		t.Errorf("record left: %v", err)
+	}
+}
+
+// A full disk is named first, and thousands of git's lines are cut.
+func TestGitMessageNamesFullDiskAndIsShort(t *testing.T) {
+	var out strings.Builder
+	for i := 0; i < 4000; i++ {
+		fmt.Fprintf(&out, "error: unable to write file f%d\n", i)
+	}
+	out.WriteString("fatal: Out of diskspace\n")
+	msg := (&AmError{Output: out.String()}).Error()
+	if !strings.HasPrefix(msg, "disk full") || strings.Count(msg, "unable to write") > 8 || len(msg) > 1000 {
+		t.Errorf("message (%d bytes): %.300s", len(msg), msg)
+	}
+	e := &Error{Args: []string{"checkout"}, Stderr: out.String()}
+	if msg := e.Error(); !strings.HasPrefix(msg, "disk full") || strings.Count(msg, "\n") > 13 {
+		t.Errorf("git error (%d lines): %.300s", strings.Count(msg, "\n"), msg)
 	}
 }
