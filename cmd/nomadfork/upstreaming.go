@@ -340,7 +340,7 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 func (e *env) reapply(ctx context.Context, name string) error {
 	t := e.tree
 	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return nil
+		return ctx.Err()
 	}
 	state, err := t.LoadState(ctx)
 	if err != nil {
