@@ -170,11 +170,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	err = cmd.run(ctx, e, rest)
-	if err == nil && ctx.Err() != nil {
-		// A step may have taken the interruption for an answer (a git
-		// query that failed): do not report success.
-		err = ctx.Err()
-	}
 	var usageErr usageError
 	var flagErr flagError
 	var exit exitCode

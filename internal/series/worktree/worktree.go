@@ -125,7 +125,8 @@ func (t *Tree) statePath(ctx context.Context) (string, error) {
 func (t *Tree) LoadState(ctx context.Context) (*State, error) {
 	var s State
 	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return &s, nil
+		// An interrupted query is no answer.
+		return &s, ctx.Err()
 	}
 	path, err := t.statePath(ctx)
 	if err != nil {
