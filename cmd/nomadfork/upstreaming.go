@@ -358,14 +358,25 @@ func (e *env) reapply(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
+	patches, err := series.List(e.patches)
+	if err != nil {
+		return err
+	}
+	if head != "" && base != "" && head != state.Applied && len(dirty) == 0 {
+		// Not recorded as applied, but perhaps it is (an interrupted
+		// apply got that far): nothing is lost by applying then.
+		lost, err := t.Unexported(ctx, patches)
+		if err != nil {
+			return err
+		}
+		if len(lost) == 0 {
+			state.Applied = head
+		}
+	}
 	if head == "" || base == "" || head != state.Applied || len(dirty) > 0 {
 		fmt.Fprintf(e.stdout, "note: %s does not hold the series as last applied, so %s is not applied there yet; run `nomadfork apply%s` before the next extract (until then extract refuses to overwrite %s)\n",
 			e.relWorkTree(), name, e.lineArg(), name)
 		return nil
-	}
-	patches, err := series.List(e.patches)
-	if err != nil {
-		return err
 	}
 	if err := t.Apply(ctx, base, patches, worktree.ApplyOptions{}); err != nil {
 		return err
