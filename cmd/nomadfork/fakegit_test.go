@@ -54,7 +54,7 @@ if [ -f "$ctl/config" ]; then
 		*" rev-parse "*|*" cat-file "*|*" hash-object "*|*" commit-tree "*|*" update-ref "*|*" log "*|*" rev-list "*|*" format-patch "*|*" merge-base "*|*" symbolic-ref "*|*" init "*|*" --check "*|*" ls-files "*|*" worktree "*) gd="" ;;
 		esac
 		case "$MODE" in
-		after) "$real" "$@" >/dev/null 2>&1 ;;
+		after) "$real" "$@" >"$ctl/out" 2>"$ctl/err"; echo $? >"$ctl/rc" ;;
 		mid)
 			case " $* " in
 			*" am "*)
@@ -73,7 +73,9 @@ if [ -f "$ctl/config" ]; then
 		sleep 3 </dev/null >/dev/null 2>&1
 		# Not killed: the tool does not interrupt this command (a cleanup
 		# that runs after the interruption), so it runs after all.
-		[ "$MODE" = after ] && exit 0
+		if [ "$MODE" = after ]; then
+			cat "$ctl/out"; cat "$ctl/err" >&2; exit $(cat "$ctl/rc")
+		fi
 		[ -n "$gd" ] && rm -f "$gd/index.lock"
 		exec "$real" "$@"
 	fi

@@ -13,7 +13,8 @@ package main
 // By default a sample runs: perScenario points per scenario, spread evenly
 // over its git invocations (each mode) and progress steps, so the tool's
 // own test stays fast; NOMADFORK_INTERRUPT_ALL=1 runs every point
-// (docs/crash-safety.md).
+// (docs/crash-safety.md); NOMADFORK_INTERRUPT_POINT=<scenario>:<k>:<mode>
+// runs one git invocation's point.
 
 import (
 	"context"
@@ -260,6 +261,9 @@ func TestInterruptHarness(t *testing.T) {
 				for _, mode := range modes {
 					points++
 					if !all && (points+si)%stride != 0 {
+						continue
+					}
+					if only := os.Getenv("NOMADFORK_INTERRUPT_POINT"); only != "" && only != fmt.Sprintf("%s:%d:%s", sc.name, k, mode) {
 						continue
 					}
 					what := fmt.Sprintf("%s, git invocation %d of %d (%s)", strings.Join(sc.verb, " "), k, calls, mode)

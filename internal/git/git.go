@@ -172,7 +172,11 @@ func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
 
 // GitDir returns the absolute path of the repository's git directory.
 func (r *Repo) GitDir(ctx context.Context) (string, error) {
-	return r.Line(ctx, "rev-parse", "--absolute-git-dir")
+	dir, err := r.Line(ctx, "rev-parse", "--absolute-git-dir")
+	if err == nil && !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("git rev-parse --absolute-git-dir in %s printed %q, not a directory", r.Dir, dir)
+	}
+	return dir, err
 }
 
 // Status returns the porcelain status lines of the work tree: uncommitted
