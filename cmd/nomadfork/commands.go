@@ -28,11 +28,17 @@ unexported commits or a stopped apply or rebase; -force discards them (a
 stopped rebase is aborted first). At a conflict it stops: resolve, git add,
 then apply -continue, or apply -abort.`
 	helpExtract = `Writes nomad/'s commits since the upstream base (branch fork, checked out)
-back to patches/, byte-identically and only where bytes changed.`
+back to patches/, byte-identically and only where bytes changed, in one
+transaction. It refuses to overwrite a patch file changed since nomadfork
+last wrote or applied it (apply first to keep the edit; -force discards
+it). When the numbering changes it prints every rename and rewrites the
+commits' Depends-On trailers to the new numbers (refusing when a patch
+depends on one that left the series).`
 	helpCheck = `Lints patch metadata, applies every patch exactly (no offset) in a scratch
 tree, compares its re-export byte for byte, builds and vets every prefix of
 the series, and applies (plain git am), builds and vets every patch on the
-base plus exactly its Depends-On patches. Never touches nomad/.`
+base plus exactly its Depends-On patches. It leaves nomad/'s files and
+branches alone (it imports the pinned upstream into its repository).`
 	helpBuild = `Builds bin/nomad from nomad/ like upstream's official release: -tags
 ui,release (the web UI), CGO_ENABLED=1, -trimpath, with the pinned Go
 toolchain through GOTOOLCHAIN (downloaded from the module proxy when
@@ -87,17 +93,22 @@ func count(bs ...bool) (n int) {
 }
 
 func runExtract(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "extract", "", helpExtract)
+	fs := newFlags(e, "extract", "[-force]", helpExtract)
+	force := fs.Bool("force", false, "overwrite patch files changed since nomadfork last wrote or applied them")
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree
-	changes, err := t.Extract(ctx, e.patches)
+	changes, err := t.Extract(ctx, e.patches, worktree.ExtractOptions{Force: *force, Txn: filepath.Join(e.root, line.PatchesDir)})
 	if err != nil {
 		return err
 	}
 	for _, c := range changes {
-		fmt.Fprintf(e.stdout, "%-9s %s\n", c.Action, filepath.Join(line.PatchesDir, e.line.Name, c.Name))
+		name := filepath.Join(line.PatchesDir, e.line.Name, c.Name)
+		if c.Action == "renamed" {
+			name = filepath.Join(line.PatchesDir, e.line.Name, c.From) + " -> " + c.Name
+		}
+		fmt.Fprintf(e.stdout, "%-9s %s\n", c.Action, name)
 	}
 	if len(changes) == 0 {
 		fmt.Fprintln(e.stdout, "the series is empty: nomad/ has no commits after the upstream base")

@@ -106,6 +106,15 @@ func (e *env) relWorkTree() string {
 	return rel + "/"
 }
 
+// relPatches is the line's directory relative to the repository.
+func (e *env) relPatches() string {
+	rel, err := filepath.Rel(e.root, e.patches)
+	if err != nil {
+		return e.patches
+	}
+	return rel
+}
+
 // lineArg is " -line <name>" when a line other than the default one was
 // selected, for the commands the tool tells the user to run next.
 func (e *env) lineArg() string {

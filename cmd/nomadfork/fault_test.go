@@ -189,8 +189,14 @@ func TestFaultMissingPatches(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, verb := range []string{"apply", "check", "export"} {
+	for _, verb := range []string{"apply", "check"} {
 		p.expect(p.nomadfork(verb), 1, "the series is empty", "holds no NNNN-subject.patch files", "-allow-empty")
+	}
+	// export has no -allow-empty: it does not advise it.
+	r := p.nomadfork("export")
+	p.expect(r, 1, "the series is empty", "holds no NNNN-subject.patch files", "nothing to export", "git checkout -- patches/v1.0.0")
+	if strings.Contains(r.stderr, "-allow-empty") {
+		t.Errorf("export advises -allow-empty, which it rejects:\n%s", r.stderr)
 	}
 	for _, f := range files {
 		if err := os.Rename(filepath.Join(away, filepath.Base(f)), f); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
@@ -167,6 +168,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 		defer release()
 	}
+	if e != nil && err == nil && !help && cmd.name != "sandbox" {
+		if rerr := e.recoverInterrupted(ctx, cmd.lock); rerr != nil {
+			fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, rerr)
+			return 1
+		}
+	}
 	err = cmd.run(ctx, e, rest)
 	var usageErr usageError
 	var flagErr flagError
@@ -179,7 +186,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case errors.As(err, &usageErr):
 		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
 		return 2
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || git.Interrupted(err):
 		step := progress.Current()
 		if step == "" {
 			step = name
@@ -191,9 +198,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		lineNote(e, stderr)
 		return int(exit)
 	}
-	fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+	fmt.Fprintf(stderr, "nomadfork %s: %s%v\n", name, cause(err), err)
 	lineNote(e, stderr)
 	return 1
+}
+
+// cause names, first, the system condition behind err when the message
+// would bury it: a full disk, a read-only file system, a permission.
+func cause(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.HasPrefix(msg, "disk full"):
+		return ""
+	case errors.Is(err, syscall.ENOSPC):
+		return "disk full (no space left on device): "
+	case errors.Is(err, syscall.EROFS):
+		return "read-only file system: "
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return pe.Path + " is not writable: "
+		}
+	}
+	return ""
 }
 
 // lineNote reminds, after an error on a line other than the default one,
@@ -225,7 +252,18 @@ func resumeCommand(e *env, name string, args []string) string {
 		}
 	}
 	if name == "apply" {
+		for _, a := range args {
+			if a == "-continue" || a == "--continue" {
+				return "nomadfork apply -continue" + e.lineArg()
+			}
+		}
 		return "nomadfork apply" + e.lineArg()
+	}
+	if name == "drop" && e.tree != nil {
+		// Interrupted while it applied the edited patch: apply finishes.
+		if st, err := e.tree.LoadState(context.Background()); err == nil && len(st.Pending) > 0 {
+			return "nomadfork apply" + e.lineArg()
+		}
 	}
 	return strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " "))
 }

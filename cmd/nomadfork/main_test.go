@@ -24,6 +24,12 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
 		os.Exit(sandbox.Init(os.Args[2:]))
 	}
+	if os.Getenv(testMainEnv) == "1" {
+		// The interrupt tests run the test binary as nomadfork, to send
+		// it a real SIGINT.
+		os.Args = append([]string{"nomadfork"}, os.Args[1:]...)
+		main()
+	}
 	os.Exit(m.Run())
 }
 

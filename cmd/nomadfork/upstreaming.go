@@ -22,9 +22,38 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
+// rebaser returns the rebaser of the selected line: for a rebase in place
+// in progress, the one that moves the line to the rebase's target.
 func (e *env) rebaser() *rebase.Rebaser {
-	return &rebase.Rebaser{Tree: e.tree, Log: e.stdout,
-		Files: rebase.Files{Pin: e.pinFile, Patches: e.patches, Changelog: e.log}}
+	r := &rebase.Rebaser{Tree: e.tree, Log: e.stdout,
+		Files: rebase.Files{Pin: e.pinFile, Patches: e.patches, Changelog: e.log, Txn: filepath.Join(e.root, line.PatchesDir)}}
+	if e.making {
+		return r
+	}
+	if target, err := r.Target(context.Background()); err == nil {
+		e.inPlace(r, target.Version())
+	}
+	return r
+}
+
+// inPlace points r's files at the selected line moved to version: its
+// directory, pin and (for the default line) the default record, or (for
+// another line) its work tree directory.
+func (e *env) inPlace(r *rebase.Rebaser, version string) {
+	dst, err := e.layout.At(version)
+	if err != nil {
+		return
+	}
+	r.Files.From = e.pinFile
+	r.Files.FromDir = e.patches
+	r.Files.Pin = dst.Pin
+	r.Files.Patches = dst.Dir
+	if e.line.Default {
+		r.Files.DefaultFile = filepath.Join(e.root, line.PatchesDir, line.DefaultFile)
+	} else {
+		r.Files.WorkTreeFrom = filepath.Dir(e.workTree)
+		r.Files.WorkTreeTo = filepath.Dir(dst.WorkTree)
+	}
 }
 
 const (
@@ -42,6 +71,9 @@ copy of its work tree at lines/<new>/nomad; continue or abort it with
 	helpDrop = `Records that upstream carries a patch in a different form (Upstream-Status:
 applied <version>, Applied-Upstream: <url>); the next rebase onto that
 version or later drops it. The version must be served and newer than the pin.
+When the line's work tree holds the series as last applied, the edited
+patch is applied there too, so the next extract keeps it (otherwise run
+apply before extract, which refuses to overwrite the edit).
 
 With -verify, while a rebase of the line is stopped at the patch: applies
 the patch's _test.go hunks without its production changes to the rebase's
@@ -131,7 +163,7 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 func (e *env) finishRebase(rep *rebase.Report) error {
 	fmt.Fprintln(e.stdout, rep.Summary())
 	if rep.To != e.line.Name {
-		moved, err := e.layout.Move(e.line.Name, rep.To)
+		moved, err := e.layout.At(rep.To)
 		if err != nil {
 			return err
 		}
@@ -165,12 +197,20 @@ func (e *env) rebaseOnto(ctx context.Context, version string, newLine bool, nest
 	if err != nil {
 		return nil, err
 	}
-	if !newLine {
-		return e.rebaser().Onto(ctx, version, filepath.Join(e.root, upstream.TargetsFile), nested, patches)
-	}
 	names, err := e.layout.Names()
 	if err != nil {
 		return nil, err
+	}
+	if !newLine {
+		for _, n := range names {
+			if n == version {
+				return nil, usageError{fmt.Errorf("line %s exists already, so line %s cannot move onto it: work on line %s with -line, such as `nomadfork apply -line %s`; "+
+					"to move line %s past it, rebase onto a version no line has", version, e.line.Name, version, version, e.line.Name)}
+			}
+		}
+		r := e.rebaser()
+		e.inPlace(r, version)
+		return r.Onto(ctx, version, filepath.Join(e.root, upstream.TargetsFile), nested, patches)
 	}
 	for _, n := range names {
 		if n == version {
@@ -194,7 +234,7 @@ func (e *env) rebaseOnto(ctx context.Context, version string, newLine bool, nest
 		return nil, err
 	}
 	r := &rebase.Rebaser{Tree: copied, Log: e.stdout,
-		Files: rebase.Files{From: from, Pin: target.Pin, Patches: target.Dir, Changelog: e.log}}
+		Files: rebase.Files{From: from, Pin: target.Pin, Patches: target.Dir, Changelog: e.log, Txn: filepath.Join(e.root, line.PatchesDir)}}
 	e.setLine(target)
 	e.making = true
 	rep, err := r.Onto(ctx, version, filepath.Join(e.root, upstream.TargetsFile), nested, patches)
@@ -291,6 +331,57 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "%s: Upstream-Status: applied %s; the next rebase onto %s or later drops it\n", patch.Name, *applied, *applied)
+	return e.reapply(ctx, patch.Name)
+}
+
+// reapply applies the series again after a verb edited the patch file
+// name, when the work tree holds the series as last applied or extracted,
+// so that the next extract keeps the edit. Otherwise it says what to run.
+func (e *env) reapply(ctx context.Context, name string) error {
+	t := e.tree
+	if !t.Exists() || !t.Repo.IsRepo(ctx) {
+		return ctx.Err()
+	}
+	state, err := t.LoadState(ctx)
+	if err != nil {
+		return err
+	}
+	head, err := t.Head(ctx)
+	if err != nil {
+		return err
+	}
+	dirty, err := t.Repo.Status(ctx)
+	if err != nil {
+		return err
+	}
+	base, err := t.Base(ctx)
+	if err != nil {
+		return err
+	}
+	patches, err := series.List(e.patches)
+	if err != nil {
+		return err
+	}
+	if head != "" && base != "" && head != state.Applied && len(dirty) == 0 {
+		// Not recorded as applied, but perhaps it is (an interrupted
+		// apply got that far): nothing is lost by applying then.
+		lost, err := t.Unexported(ctx, patches)
+		if err != nil {
+			return err
+		}
+		if len(lost) == 0 {
+			state.Applied = head
+		}
+	}
+	if head == "" || base == "" || head != state.Applied || len(dirty) > 0 {
+		fmt.Fprintf(e.stdout, "note: %s does not hold the series as last applied, so %s is not applied there yet; run `nomadfork apply%s` before the next extract (until then extract refuses to overwrite %s)\n",
+			e.relWorkTree(), name, e.lineArg(), name)
+		return nil
+	}
+	if err := t.Apply(ctx, base, patches, worktree.ApplyOptions{}); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "applied the edited %s to %s, so extract keeps it\n", name, e.relWorkTree())
 	return nil
 }
 
@@ -443,9 +534,16 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
+	if strings.TrimSpace(*out) == "" {
+		return usageError{errors.New("-o needs a directory")}
+	}
 	t := e.tree
 	if err := t.Require(ctx, worktree.Need{Verb: "export", NoOp: true}); err != nil {
 		return err
+	}
+	if ps, err := series.List(e.patches); err == nil && len(ps) == 0 {
+		return fmt.Errorf("%w: %s holds no NNNN-subject.patch files, so there is nothing to export; restore them (`git checkout -- %s`)",
+			series.ErrNoPatches, e.patches, e.relPatches())
 	}
 	patches, _, base, err := e.seriesAndBase(ctx, t, false)
 	if err != nil {

@@ -32,6 +32,9 @@ type AmError struct {
 }
 
 func (e *AmError) Error() string {
+	if strings.Contains(e.Output, "No space left on device") || strings.Contains(e.Output, "Out of diskspace") {
+		return "disk full (no space left on device): git am: " + GitMessage(e.Output)
+	}
 	return "git am: " + GitMessage(e.Output)
 }
 
@@ -45,7 +48,11 @@ func GitMessage(output string) string {
 		}
 	}
 	if len(lines) == 0 {
-		return strings.TrimSpace(output)
+		return shorten(strings.TrimSpace(output), 12)
+	}
+	const max = 8
+	if len(lines) > max {
+		lines = append(lines[:max], fmt.Sprintf("… and %d more errors", len(lines)-max))
 	}
 	return strings.Join(lines, "; ")
 }
@@ -59,12 +66,29 @@ func (r *Repo) Am(ctx context.Context, path string, threeWay bool) error {
 	if threeWay {
 		args = append(args, "--3way")
 	}
-	out, err := r.Command(ctx, append(args, path)...).CombinedOutput()
+	args = append(args, path)
+	before, err := r.ResolveCommit(ctx, "HEAD")
+	if err != nil {
+		return err
+	}
+	created, err := NewFiles(path)
+	if err != nil {
+		return err
+	}
+	var out []byte
+	err = r.step(ctx, Undo{Restore: before, AbortAm: true, Clean: created}, args, func() error {
+		var err error
+		out, err = r.Command(ctx, args...).CombinedOutput()
+		return err
+	})
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if Interrupted(err) {
+		return err
 	}
 	return r.amError(ctx, string(out))
 }
@@ -72,12 +96,23 @@ func (r *Repo) Am(ctx context.Context, path string, threeWay bool) error {
 // AmContinue commits the resolution of a stopped `git am` session and goes
 // on; the committer date stays the author date, as in a clean run.
 func (r *Repo) AmContinue(ctx context.Context) error {
-	out, err := r.Command(ctx, "am", "--continue", "--committer-date-is-author-date", "--keep-cr", "--quiet").CombinedOutput()
+	args := []string{"am", "--continue", "--committer-date-is-author-date", "--keep-cr", "--quiet"}
+	var out []byte
+	// Interrupted, only the index lock goes: the index holds the user's
+	// resolution.
+	err := r.step(ctx, Undo{}, args, func() error {
+		var err error
+		out, err = r.Command(ctx, args...).CombinedOutput()
+		return err
+	})
 	if err == nil {
 		return nil
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if Interrupted(err) {
+		return err
 	}
 	return r.amError(ctx, string(out))
 }
@@ -162,7 +197,10 @@ func (r *Repo) Scratch(ctx context.Context, dir, rev string) (*Repo, func(), err
 		return nil, nil, err
 	}
 	remove := func() {
-		_, _ = r.Run(context.Background(), "worktree", "remove", "--force", abs)
+		// Twice --force: a `git worktree add` killed by an interruption
+		// leaves the work tree locked ("initializing").
+		_, _ = r.Run(context.Background(), "worktree", "unlock", abs)
+		_, _ = r.Run(context.Background(), "worktree", "remove", "--force", "--force", abs)
 		_ = os.RemoveAll(abs)
 		_, _ = r.Run(context.Background(), "worktree", "prune")
 	}

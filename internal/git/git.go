@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Identity is the committer identity used for every commit the tool makes.
@@ -36,10 +38,27 @@ type Error struct {
 
 func (e *Error) Error() string {
 	msg := fmt.Sprintf("git %s: %v", strings.Join(e.Args, " "), e.Err)
+	if e.DiskFull() {
+		msg = "disk full (no space left on device): " + msg
+	}
 	if s := strings.TrimSpace(e.Stderr); s != "" {
-		msg += ": " + s
+		msg += ": " + shorten(s, 12)
 	}
 	return msg
+}
+
+// DiskFull reports whether git failed for want of disk space.
+func (e *Error) DiskFull() bool {
+	return strings.Contains(e.Stderr, "No space left on device") || strings.Contains(e.Stderr, "Out of diskspace")
+}
+
+// shorten keeps the first n lines of s and counts the others.
+func shorten(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n], "\n") + fmt.Sprintf("\n… and %d more lines", len(lines)-n)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -73,10 +92,29 @@ func (r *Repo) RunEnv(ctx context.Context, env []string, args ...string) (string
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
+	start := time.Now()
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil || Interrupted(err) {
+			r.removeKilledLock(start)
+		}
 		return stdout.String(), &Error{Args: args, Err: err, Stderr: stderr.String()}
 	}
 	return stdout.String(), nil
+}
+
+// removeKilledLock removes the index lock a git command killed by the
+// end of its context left, if the lock was made after the command
+// started: the tool's lock keeps its other git commands out, and a lock
+// older than the command is someone else's.
+func (r *Repo) removeKilledLock(start time.Time) {
+	dir, err := r.GitDir(context.Background())
+	if err != nil {
+		return
+	}
+	lock := filepath.Join(dir, "index.lock")
+	if fi, err := os.Stat(lock); err == nil && !fi.ModTime().Before(start.Add(-time.Second)) {
+		_ = os.Remove(lock)
+	}
 }
 
 // Line runs git and returns the first line of its output, trimmed.
@@ -134,7 +172,11 @@ func (r *Repo) ResolveCommit(ctx context.Context, rev string) (string, error) {
 
 // GitDir returns the absolute path of the repository's git directory.
 func (r *Repo) GitDir(ctx context.Context) (string, error) {
-	return r.Line(ctx, "rev-parse", "--absolute-git-dir")
+	dir, err := r.Line(ctx, "rev-parse", "--absolute-git-dir")
+	if err == nil && !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("git rev-parse --absolute-git-dir in %s printed %q, not a directory", r.Dir, dir)
+	}
+	return dir, err
 }
 
 // Status returns the porcelain status lines of the work tree: uncommitted

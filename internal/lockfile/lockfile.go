@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -27,8 +28,8 @@ type HeldError struct {
 }
 
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("`nomadfork %s` (pid %d) has been running since %s; wait for it to finish (lock %s)",
-		e.Holder.Verb, e.Holder.PID, e.Holder.Started.Local().Format("15:04:05"), e.File)
+	return fmt.Sprintf("`nomadfork %s` (pid %d) has been running since %s; wait for it to finish, or stop it with `kill %d` (lock %s)",
+		e.Holder.Verb, e.Holder.PID, e.Holder.Started.Local().Format("15:04:05"), e.Holder.PID, e.File)
 }
 
 // Acquire takes the lock at file for verb. A lock left by a process that no
@@ -62,7 +63,7 @@ func Acquire(file, verb string, notice func(string)) (release func(), err error)
 		if rerr != nil && errors.Is(rerr, os.ErrNotExist) {
 			continue // released meanwhile
 		}
-		if rerr == nil && json.Unmarshal(old, &h) == nil && h.PID > 0 && alive(h.PID) {
+		if rerr == nil && json.Unmarshal(old, &h) == nil && h.PID > 0 && alive(h.PID) && isNomadfork(h.PID) {
 			return nil, &HeldError{File: file, Holder: h}
 		}
 		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -75,6 +76,21 @@ func Acquire(file, verb string, notice func(string)) (release func(), err error)
 		}
 	}
 	return nil, fmt.Errorf("could not take the lock %s", file)
+}
+
+// isNomadfork reports whether pid runs this program (its executable's
+// name, or one of its arguments, names nomadfork, or it runs the same
+// executable): a pid the system reused for another program holds no lock.
+func isNomadfork(pid int) bool {
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		return true // cannot tell: assume it does
+	}
+	if self, err := os.Executable(); err == nil && filepath.Clean(self) == filepath.Clean(strings.TrimSuffix(exe, " (deleted)")) {
+		return true
+	}
+	cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.Contains(filepath.Base(exe), "nomadfork") || strings.Contains(string(cmdline), "nomadfork")
 }
 
 // alive reports whether a process with pid exists.

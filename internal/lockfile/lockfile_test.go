@@ -50,3 +50,27 @@ func TestAcquireClearsStaleLock(t *testing.T) {
 		t.Errorf("notices = %q", notices)
 	}
 }
+
+// A lock naming a live process of another program (its pid reused) is
+// stale too.
+func TestAcquireClearsLockOfReusedPid(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	file := filepath.Join(t.TempDir(), "nomadfork.lock")
+	data, _ := json.Marshal(Holder{PID: cmd.Process.Pid, Verb: "rebase"})
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var notices []string
+	release, err := Acquire(file, "apply", func(s string) { notices = append(notices, s) })
+	if err != nil {
+		t.Fatalf("lock of a reused pid: %v", err)
+	}
+	defer release()
+	if len(notices) != 1 || !strings.Contains(notices[0], "stale lock") {
+		t.Errorf("notices = %q", notices)
+	}
+}

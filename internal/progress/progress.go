@@ -18,6 +18,9 @@ var current struct {
 // Begin records what as the step under way, for Current, until the
 // returned function is called.
 func Begin(what string) (end func()) {
+	if h := TestHookBegin; h != nil {
+		h(what)
+	}
 	current.Lock()
 	current.steps = append(current.steps, what)
 	current.last = what
@@ -31,6 +34,10 @@ func Begin(what string) (end func()) {
 		}
 	}
 }
+
+// TestHookBegin, if set, is called at the start of every step: the
+// interruption tests stop a command at each step boundary with it.
+var TestHookBegin func(what string)
 
 // Current returns the innermost step under way, or else the step begun
 // last (the one an interruption stopped), or "" if there was none.

@@ -5,6 +5,8 @@ package series
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -68,6 +70,34 @@ var nameRE = regexp.MustCompile(`^([0-9]{4})-[A-Za-z0-9._-]+\.patch$`)
 // whose names do not follow NNNN-subject.patch and on gaps or duplicates in
 // the numbering.
 func List(dir string) ([]Patch, error) {
+	patches, err := ListAny(dir)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range patches {
+		if p.Number != i+1 {
+			return nil, &GapError{Path: p.Path, Want: i + 1}
+		}
+	}
+	return patches, nil
+}
+
+// GapError is returned by List for a series whose numbering has a gap or a
+// duplicate.
+type GapError struct {
+	Path string
+	Want int
+}
+
+func (e *GapError) Error() string {
+	return fmt.Sprintf("%s: expected number %04d (the series is numbered from 0001 without gaps): a patch file is missing or was renamed; "+
+		"restore it (`git checkout -- %s`), or, to remove a patch from the series, drop its commit in the work tree (`git rebase -i upstream` there) and run `nomadfork extract`, which renumbers the files",
+		e.Path, e.Want, filepath.Dir(e.Path))
+}
+
+// ListAny is List without the numbering check: extract reads the series it
+// replaces with it.
+func ListAny(dir string) ([]Patch, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -93,11 +123,6 @@ func List(dir string) ([]Patch, error) {
 		patches = append(patches, p)
 	}
 	sort.Slice(patches, func(i, j int) bool { return patches[i].Name < patches[j].Name })
-	for i, p := range patches {
-		if p.Number != i+1 {
-			return nil, fmt.Errorf("%s: expected number %04d (the series is numbered from 0001 without gaps); run `nomadfork apply` and `nomadfork extract` to renumber", p.Path, i+1)
-		}
-	}
 	return patches, nil
 }
 
@@ -176,7 +201,9 @@ func Matching(files []File, patches []Patch) int {
 // Change describes what Write did to one file.
 type Change struct {
 	Name   string
-	Action string // "unchanged", "updated", "added" or "removed"
+	Action string // "unchanged", "updated", "added", "renamed" or "removed"
+	// From is the old name of a renamed file.
+	From string
 }
 
 // ErrEmpty is returned by Write when it would delete every patch.
@@ -206,12 +233,12 @@ func Write(dir string, files []File, allowEmpty bool) ([]Change, error) {
 		old, err := os.ReadFile(path)
 		switch {
 		case err == nil && bytes.Equal(old, f.Data):
-			changes = append(changes, Change{f.Name, "unchanged"})
+			changes = append(changes, Change{Name: f.Name, Action: "unchanged"})
 			continue
 		case err == nil:
-			changes = append(changes, Change{f.Name, "updated"})
+			changes = append(changes, Change{Name: f.Name, Action: "updated"})
 		case errors.Is(err, os.ErrNotExist):
-			changes = append(changes, Change{f.Name, "added"})
+			changes = append(changes, Change{Name: f.Name, Action: "added"})
 		default:
 			return nil, fmt.Errorf("writing patches: %w", err)
 		}
@@ -226,7 +253,7 @@ func Write(dir string, files []File, allowEmpty bool) ([]Change, error) {
 		if err := os.Remove(p.Path); err != nil {
 			return nil, fmt.Errorf("removing stale patch: %w", err)
 		}
-		changes = append(changes, Change{p.Name, "removed"})
+		changes = append(changes, Change{Name: p.Name, Action: "removed"})
 	}
 	return changes, nil
 }
@@ -266,4 +293,85 @@ func MarkApplied(p *Patch, version, url string) error {
 	}
 	p.Data, p.Meta, p.MetaErr = data, md, nil
 	return nil
+}
+
+// Hash returns the hash the work tree's state record keeps of a patch
+// file's content.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Hashes returns the hash of every file, by name.
+func Hashes(files []File) map[string]string {
+	m := map[string]string{}
+	for _, f := range files {
+		m[f.Name] = Hash(f.Data)
+	}
+	return m
+}
+
+// PatchHashes returns the hash of every patch, by name.
+func PatchHashes(patches []Patch) map[string]string {
+	m := map[string]string{}
+	for _, p := range patches {
+		m[p.Name] = Hash(p.Data)
+	}
+	return m
+}
+
+// Slug is a patch file's name without its number: what stays when the
+// series is renumbered.
+func Slug(name string) string {
+	if m := nameRE.FindStringSubmatch(name); m != nil {
+		return name[len(m[1])+1:]
+	}
+	return name
+}
+
+// Plan returns what writing files over the patches old changes, without
+// writing: each file unchanged, updated or added, each old patch removed,
+// and an added file whose slug a removed one had as renamed (From).
+func Plan(files []File, old []Patch) []Change {
+	byName := map[string]Patch{}
+	for _, p := range old {
+		byName[p.Name] = p
+	}
+	keep := map[string]bool{}
+	var changes []Change
+	for _, f := range files {
+		keep[f.Name] = true
+		p, ok := byName[f.Name]
+		switch {
+		case ok && bytes.Equal(p.Data, f.Data):
+			changes = append(changes, Change{Name: f.Name, Action: "unchanged"})
+		case ok:
+			changes = append(changes, Change{Name: f.Name, Action: "updated"})
+		default:
+			changes = append(changes, Change{Name: f.Name, Action: "added"})
+		}
+	}
+	removed := map[string]string{}
+	for _, p := range old {
+		if !keep[p.Name] {
+			removed[Slug(p.Name)] = p.Name
+		}
+	}
+	for i, c := range changes {
+		if c.Action != "added" {
+			continue
+		}
+		if from, ok := removed[Slug(c.Name)]; ok {
+			changes[i] = Change{Name: c.Name, Action: "renamed", From: from}
+			delete(removed, Slug(c.Name))
+		}
+	}
+	for _, p := range old {
+		if !keep[p.Name] {
+			if _, ok := removed[Slug(p.Name)]; ok && removed[Slug(p.Name)] == p.Name {
+				changes = append(changes, Change{Name: p.Name, Action: "removed"})
+			}
+		}
+	}
+	return changes
 }

@@ -77,7 +77,9 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 		return err
 	}
 	fmt.Fprint(opts.Log, FormatGraph(nodes))
+	end := progress.Begin("creating the scratch work tree " + opts.Scratch)
 	wt, cleanup, err := opts.Repo.Scratch(ctx, opts.Scratch, opts.Base)
+	end()
 	if err != nil {
 		return err
 	}
@@ -86,7 +88,9 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 
 	var commits []string
 	for _, p := range patches {
+		end := progress.Begin("applying " + p.Name + " exactly in the scratch work tree")
 		commit, prob, err := applyExactly(ctx, wt, p)
+		end()
 		if err != nil {
 			return err
 		}

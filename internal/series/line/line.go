@@ -133,6 +133,7 @@ func (l Layout) At(name string) (Line, error) {
 // Get returns line name, or the default line for "". A name the repository
 // does not hold is an error naming the lines it does.
 func (l Layout) Get(name string) (Line, error) {
+	implicit := name == ""
 	if name == "" {
 		def, err := l.Default()
 		if err != nil {
@@ -153,8 +154,18 @@ func (l Layout) Get(name string) (Line, error) {
 			return ln, l.checkPin(ln)
 		}
 	}
+	if ln, err := l.At(name); err == nil && implicit {
+		if _, err := os.Stat(ln.Dir); err == nil {
+			// The default line's directory is there, its pin is not.
+			rel, _ := filepath.Rel(l.Root, ln.Pin)
+			return Line{}, fmt.Errorf("%w %q: %s is missing (every line's directory holds its pin); restore it (`git checkout -- %s`)", ErrNoPin, name, rel, rel)
+		}
+	}
 	return Line{}, l.unknown(name, names)
 }
+
+// ErrNoPin is returned for a line whose directory lacks its pin.
+var ErrNoPin = errors.New("no pin for line")
 
 func (l Layout) unknown(name string, names []string) error {
 	known := "none"

@@ -106,3 +106,18 @@ func TestMoveDefaultLine(t *testing.T) {
 		t.Errorf("moving a line onto an existing one succeeded")
 	}
 }
+
+// The default line's missing pin is named as such, not as an unknown line.
+func TestDefaultLineWithoutPin(t *testing.T) {
+	root := t.TempDir()
+	pinFile(t, root, "v1.5.3", "v1.5.3")
+	write(t, filepath.Join(root, PatchesDir, DefaultFile), "v1.5.3\n")
+	l := Layout{Root: root}
+	if err := os.Remove(filepath.Join(root, PatchesDir, "v1.5.3", "upstream.json")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := l.Get("")
+	if !errors.Is(err, ErrNoPin) || !strings.Contains(err.Error(), "git checkout -- patches/v1.5.3/upstream.json") {
+		t.Errorf("missing default pin: %v", err)
+	}
+}

@@ -7,14 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"golang.org/x/mod/semver"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
@@ -25,10 +26,36 @@ type Files struct {
 	// From is the pin of the series being rebased; empty: Pin. A rebase
 	// that makes a new line reads the old line's pin and writes the new
 	// line's.
-	From      string
+	From string
+	// FromDir is the directory of the line a rebase in place moves: the
+	// completed rebase removes it and carries its other files (baselines
+	// of other versions than the old one) to Patches. Empty for a rebase
+	// that makes a new line.
+	FromDir string
+	// Pin and Patches are the target line's pin and directory, which
+	// must not exist until the rebase completes.
 	Pin       string
 	Patches   string
 	Changelog string
+	// Txn is the directory the completing transaction stages in
+	// (patches/).
+	Txn string
+	// DefaultFile, if set, is the default-line record, rewritten to the
+	// target version (the default line moves).
+	DefaultFile string
+	// WorkTreeFrom and WorkTreeTo, if set, move the line's work tree
+	// directory (a line other than the default one moves).
+	WorkTreeFrom, WorkTreeTo string
+}
+
+// LineExistsError is returned when the rebase's target version is a line
+// already.
+type LineExistsError struct {
+	Line, Dir string
+}
+
+func (e *LineExistsError) Error() string {
+	return fmt.Sprintf("line %s exists already (%s)", e.Line, e.Dir)
 }
 
 // state is a rebase in progress, kept in the work tree's state record.
@@ -42,6 +69,9 @@ type state struct {
 	Patches  []string       `json:"patches"`
 	Next     int            `json:"next"`
 	Outcomes []Outcome      `json:"outcomes"`
+	// Head is HEAD when the rebase stopped at a conflict: a resolution
+	// committed by an interrupted -continue is the commit on top of it.
+	Head string `json:"head,omitempty"`
 }
 
 // ErrNoRebase is returned by Continue and Abort without a rebase in progress.
@@ -147,7 +177,7 @@ func (r *Rebaser) Start(ctx context.Context, cur, next *pin.Pin, mods []*upstrea
 	if err := r.save(ctx, s, ""); err != nil {
 		return nil, err
 	}
-	if _, err := t.Repo.Run(ctx, "checkout", "--quiet", "--force", "-B", worktree.ForkBranch, newBase); err != nil {
+	if err := t.Repo.Switch(ctx, worktree.ForkBranch, newBase); err != nil {
 		return nil, err
 	}
 	if _, err := t.Repo.Run(ctx, "update-ref", worktree.BaseRef, newBase); err != nil {
@@ -202,22 +232,45 @@ func (r *Rebaser) Continue(ctx context.Context, patches []series.Patch) (*Report
 		return nil, err
 	}
 	if rec.Stopped != "" {
-		if !inAm {
-			return nil, fmt.Errorf("the stopped `git am` of %s is gone (did `git am --abort` or `--skip` run?), so nomadfork cannot tell whether to keep the patch; "+
-				"run `nomadfork rebase -abort` to restore everything as it was, then start over", rec.Stopped)
-		}
-		unmerged, err := t.Repo.Lines(ctx, "diff", "--name-only", "--diff-filter=U")
+		head, err := t.Head(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if len(unmerged) > 0 {
-			return nil, fmt.Errorf("%s still has conflicts in %s: resolve them, `git add` the files, then run `nomadfork rebase -continue`", rec.Stopped, strings.Join(unmerged, ", "))
+		committed := false
+		if s.Head != "" && head != s.Head {
+			parent, _ := t.Repo.ResolveCommit(ctx, "HEAD^")
+			committed = parent == s.Head
 		}
-		if err := t.Repo.AmContinue(ctx); err != nil {
-			return nil, fmt.Errorf("continuing %s: %w; `git add` the resolved files, then run `nomadfork rebase -continue`", rec.Stopped, err)
+		switch {
+		case committed:
+			// An interrupted -continue committed the resolution; end the
+			// `git am` session it may have left.
+			if inAm {
+				if _, err := t.Repo.Run(ctx, "am", "--quit"); err != nil {
+					return nil, err
+				}
+			}
+		case !inAm:
+			return nil, fmt.Errorf("the stopped `git am` of %s is gone (did `git am --abort` or `--skip` run?), so nomadfork cannot tell whether to keep the patch; "+
+				"run `nomadfork rebase -abort` to restore everything as it was, then start over", rec.Stopped)
+		default:
+			unmerged, err := t.Repo.Lines(ctx, "diff", "--name-only", "--diff-filter=U")
+			if err != nil {
+				return nil, err
+			}
+			if len(unmerged) > 0 {
+				return nil, fmt.Errorf("%s still has conflicts in %s: resolve them, `git add` the files, then run `nomadfork rebase -continue`", rec.Stopped, strings.Join(unmerged, ", "))
+			}
+			if err := t.Repo.AmContinue(ctx); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, fmt.Errorf("continuing %s: %w; `git add` the resolved files, then run `nomadfork rebase -continue`", rec.Stopped, err)
+			}
 		}
 		s.Outcomes = append(s.Outcomes, Outcome{Patch: rec.Stopped, Kind: Resolved})
 		s.Next++
+		s.Head = ""
 	} else if inAm {
 		if err := t.Repo.AmAbort(ctx); err != nil {
 			return nil, err
@@ -226,13 +279,11 @@ func (r *Rebaser) Continue(ctx context.Context, patches []series.Patch) (*Report
 	if s.Next == 0 {
 		// Interrupted before the first patch, perhaps before the work tree
 		// moved to the target.
-		for _, args := range [][]string{
-			{"checkout", "--quiet", "--force", "-B", worktree.ForkBranch, s.NewBase},
-			{"update-ref", worktree.BaseRef, s.NewBase},
-		} {
-			if _, err := t.Repo.Run(ctx, args...); err != nil {
-				return nil, err
-			}
+		if err := t.Repo.Switch(ctx, worktree.ForkBranch, s.NewBase); err != nil {
+			return nil, err
+		}
+		if _, err := t.Repo.Run(ctx, "update-ref", worktree.BaseRef, s.NewBase); err != nil {
+			return nil, err
 		}
 	}
 	if err := r.save(ctx, s, ""); err != nil {
@@ -253,8 +304,10 @@ func (r *Rebaser) Abort(ctx context.Context) error {
 	if err := t.Repo.AmAbort(ctx); err != nil {
 		return err
 	}
+	if err := t.Repo.Switch(ctx, worktree.ForkBranch, s.OldHead); err != nil {
+		return err
+	}
 	for _, args := range [][]string{
-		{"checkout", "--quiet", "--force", "-B", worktree.ForkBranch, s.OldHead},
 		{"update-ref", worktree.BaseRef, s.OldBase},
 		{"clean", "--quiet", "-d", "--force", "--force"},
 	} {
@@ -294,6 +347,11 @@ func (r *Rebaser) run(ctx context.Context, s *state, patches []series.Patch) (*R
 		if out.Kind == Conflict {
 			rep.Outcomes = s.Outcomes
 			rep.Stopped = &out
+			head, err := r.Tree.Head(ctx)
+			if err != nil {
+				return nil, err
+			}
+			s.Head = head
 			return rep, r.save(ctx, s, name)
 		}
 		fmt.Fprintf(r.Log, "%-16s %s %s\n", out.Kind, name, out.Detail)
@@ -307,27 +365,106 @@ func (r *Rebaser) run(ctx context.Context, s *state, patches []series.Patch) (*R
 	return rep, r.finish(ctx, s, rep)
 }
 
-// finish writes the new series, pin and changelog entry.
+// FinishError is returned when the completing transaction cannot run:
+// nothing was written, and the rebase stays where it was.
+type FinishError struct{ Err error }
+
+func (e *FinishError) Error() string {
+	return fmt.Sprintf("cannot complete the rebase: %v; nothing was changed (pin, patches and CHANGELOG.md are as before): "+
+		"fix that, then run `nomadfork rebase -continue`, or run `nomadfork rebase -abort`", e.Err)
+}
+
+func (e *FinishError) Unwrap() error { return e.Err }
+
+// finish writes the new series, pin, changelog entry and state record,
+// and moves the line, in one transaction: all of it or none.
 func (r *Rebaser) finish(ctx context.Context, s *state, rep *Report) error {
 	t := r.Tree
+	f := r.Files
+	if _, err := os.Stat(f.Patches); err == nil {
+		return &FinishError{&LineExistsError{Line: s.Target.Version(), Dir: f.Patches}}
+	}
 	files, err := series.Export(ctx, t.Repo, s.NewBase, "HEAD")
 	if err != nil {
 		return err
 	}
-	if _, err := series.Write(r.Files.Patches, files, true); err != nil {
+	pinData, err := s.Target.Marshal()
+	if err != nil {
 		return err
 	}
-	if err := s.Target.Save(r.Files.Pin); err != nil {
-		return err
-	}
-	if err := r.addChangelog(rep); err != nil {
+	changelog, err := r.changelog(rep)
+	if err != nil {
 		return err
 	}
 	head, err := t.Head(ctx)
 	if err != nil {
 		return err
 	}
-	return t.SaveState(ctx, &worktree.State{Base: s.NewBase, Applied: head})
+	stateData, err := worktree.MarshalState(&worktree.State{Base: s.NewBase, Applied: head, Hashes: series.Hashes(files)})
+	if err != nil {
+		return err
+	}
+	statePath, err := t.StatePath(ctx)
+	if err != nil {
+		return err
+	}
+	txnDir := f.Txn
+	if txnDir == "" {
+		txnDir = filepath.Dir(f.Patches)
+	}
+	tx, err := txn.Begin(txnDir, "rebase onto "+s.Target.Version())
+	if err != nil {
+		return err
+	}
+	err = func() error {
+		dir, err := tx.StageDir()
+		if err != nil {
+			return err
+		}
+		if f.FromDir != "" {
+			// The line's other files move with it; the old version's
+			// baselines describe an upstream it no longer uses.
+			stale := "-" + s.From + ".tsv"
+			err := txn.CopyDir(f.FromDir, dir, func(rel string) bool {
+				return rel == filepath.Base(f.Pin) || (filepath.Dir(rel) == "." && filepath.Ext(rel) == ".patch") || strings.HasSuffix(rel, stale)
+			})
+			if err != nil {
+				return fmt.Errorf("staging the line: %w", err)
+			}
+		}
+		for _, file := range files {
+			if err := os.WriteFile(filepath.Join(dir, file.Name), file.Data, 0o644); err != nil {
+				return fmt.Errorf("staging the line: %w", err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f.Pin)), pinData, 0o644); err != nil {
+			return fmt.Errorf("staging the line: %w", err)
+		}
+		if f.FromDir != "" {
+			tx.Remove(f.FromDir)
+		}
+		tx.Put(dir, f.Patches)
+		if err := tx.WriteFile(f.Changelog, changelog, 0o644); err != nil {
+			return err
+		}
+		if f.DefaultFile != "" {
+			if err := tx.WriteFile(f.DefaultFile, []byte(s.Target.Version()+"\n"), 0o644); err != nil {
+				return err
+			}
+		}
+		if err := tx.WriteFile(statePath, stateData, 0o644); err != nil {
+			return err
+		}
+		if f.WorkTreeFrom != "" {
+			tx.Rename(f.WorkTreeFrom, f.WorkTreeTo)
+		}
+		return tx.Check()
+	}()
+	if err != nil {
+		tx.Abort()
+		return &FinishError{err}
+	}
+	return tx.Commit()
 }
 
 // Summary describes the rebase in one sentence for the changelog.
@@ -369,12 +506,12 @@ func (rep *Report) Fates() string {
 	return b.String()
 }
 
-// addChangelog adds a release heading for the new upstream with the
-// rebase summary above the newest existing heading.
-func (r *Rebaser) addChangelog(rep *Report) error {
+// changelog returns CHANGELOG.md with a release heading for the new
+// upstream and the rebase summary above the newest existing heading.
+func (r *Rebaser) changelog(rep *Report) ([]byte, error) {
 	data, err := os.ReadFile(r.Files.Changelog)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
+		return nil, err
 	}
 	text := string(data)
 	entry := fmt.Sprintf("## v%s+fork.1 (unreleased)\n\n- %s\n%s\n", strings.TrimPrefix(rep.To, "v"), rep.Summary(), rep.Fates())
@@ -390,7 +527,7 @@ func (r *Rebaser) addChangelog(rep *Report) error {
 		}
 		text += entry
 	}
-	return atomicfile.WriteFile(r.Files.Changelog, []byte(text), 0o644)
+	return []byte(text), nil
 }
 
 // AbortStopped aborts a stopped rebase, if there is one, and says so.

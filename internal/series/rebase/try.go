@@ -96,6 +96,7 @@ func Try(ctx context.Context, wt *git.Repo, p series.Patch, target string) (Outc
 	case !errors.As(err, &am):
 		// Interrupted: undo the partial application.
 		bg := context.WithoutCancel(ctx)
+		_, _ = wt.Recover(bg)
 		wt.RemoveStaleIndexLock(bg)
 		_ = wt.AmAbort(bg)
 		_, _ = wt.Run(bg, "reset", "--quiet", "--hard", before)

@@ -48,6 +48,20 @@ func PseudoVersion(m *Module) (string, error) {
 // reports use this, since the series does not patch nested modules.
 func Resolve(ctx context.Context, cur *pin.Pin, version string, targets Targets, overrides map[string]string, keepNested bool, w io.Writer) (*pin.Pin, []*Module, []string, error) {
 	var notes []string
+	for path := range overrides {
+		known := false
+		var names []string
+		for _, n := range cur.Nested {
+			known = known || n.Path == path
+			names = append(names, n.Path)
+		}
+		if !known {
+			if len(names) == 0 {
+				return nil, nil, nil, fmt.Errorf("-nested %s: the pin has no nested modules, so -nested has nothing to set", path)
+			}
+			return nil, nil, nil, fmt.Errorf("-nested %s: not a nested module of the pin (those are %s)", path, strings.Join(names, ", "))
+		}
+	}
 	main := pin.Module{Path: cur.Module.Path, Version: version}
 	fmt.Fprintf(w, "downloading %s\n", main)
 	m, err := Download(ctx, main)

@@ -63,7 +63,7 @@ func Download(ctx context.Context, m pin.Module) (*Module, error) {
 	var d download
 	if err := json.Unmarshal(stdout.Bytes(), &d); err != nil {
 		if runErr != nil {
-			return nil, fmt.Errorf("downloading %s: %v: %s", m, runErr, strings.TrimSpace(stderr.String()))
+			return nil, fmt.Errorf("downloading %s: %w: %s", m, runErr, strings.TrimSpace(stderr.String()))
 		}
 		return nil, fmt.Errorf("downloading %s: parsing go output: %w", m, err)
 	}
@@ -71,7 +71,7 @@ func Download(ctx context.Context, m pin.Module) (*Module, error) {
 		return nil, fmt.Errorf("downloading %s: %s (the Go module proxy must serve this exact version; check the pin)", m, d.Error)
 	}
 	if runErr != nil {
-		return nil, fmt.Errorf("downloading %s: %v: %s", m, runErr, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("downloading %s: %w: %s", m, runErr, strings.TrimSpace(stderr.String()))
 	}
 	out := &Module{Module: m, Source: d.Dir, GoModSum: d.GoModSum}
 	out.Sum = d.Sum

@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -65,10 +66,15 @@ type ConflictError struct {
 	Output string
 	// Resume says how to go on.
 	Resume string
+	// Cause, if set, is the likely real cause, said first.
+	Cause string
 }
 
 func (e *ConflictError) Error() string {
 	var b strings.Builder
+	if e.Cause != "" {
+		b.WriteString(e.Cause + "\n")
+	}
 	if e.Conflict {
 		fmt.Fprintf(&b, "patch %s conflicts", e.Patch)
 	} else {
@@ -125,6 +131,41 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		return t.SaveState(ctx, state)
 	}
 	start, reset := 0, true
+	if opts.Continue && len(state.Pending) > 0 && state.StopHead != "" {
+		// An interrupted -continue may have committed the resolution.
+		head, err := t.Head(ctx)
+		if err != nil {
+			return err
+		}
+		if parent, _ := t.Repo.ResolveCommit(ctx, "HEAD^"); head != state.StopHead && parent == state.StopHead {
+			if inAm {
+				if _, err := t.Repo.Run(ctx, "am", "--quit"); err != nil {
+					return err
+				}
+				inAm = false
+			}
+			fmt.Fprintf(t.Log, "applied %s (resolved by hand)\n", state.Pending[0])
+			state.Resolved = append(state.Resolved, state.Pending[0])
+			state.Pending, state.StopHead = state.Pending[1:], ""
+			if err := t.SaveState(ctx, state); err != nil {
+				return err
+			}
+			start = len(patches)
+			if len(state.Pending) > 0 {
+				start = -1
+				for i, p := range patches {
+					if p.Name == state.Pending[0] {
+						start = i
+					}
+				}
+				if start < 0 {
+					return fmt.Errorf("patch %s, next in the stopped apply, is no longer in the series; run `nomadfork apply -abort`, then `nomadfork apply`", state.Pending[0])
+				}
+			}
+			state.Base = base
+			return t.applyFrom(ctx, state, patches, start)
+		}
+	}
 	switch {
 	case opts.Continue && inAm:
 		start, err = t.continueAm(ctx, base, state, patches)
@@ -132,6 +173,10 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 			return err
 		}
 		reset = false
+	case opts.Continue && len(state.Pending) == 0 && len(state.Resolved) > 0:
+		// An interrupted -continue that had applied the last patch.
+		fmt.Fprintf(t.Log, "the apply is complete; resolved by hand: %s; run `nomadfork extract` to save the resolutions to patches/\n", strings.Join(state.Resolved, ", "))
+		return nil
 	case opts.Continue && len(state.Pending) == 0:
 		return fmt.Errorf("%w in %s: nothing to continue", ErrNothing, t.Dir)
 	case inAm && !opts.Force:
@@ -145,6 +190,27 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 			return err
 		}
 	}
+	if reset && !opts.Force && !inAm && len(state.Pending) > 0 && state.Base == base {
+		// An apply interrupted between patches: HEAD holds exactly the
+		// patches before the pending one (some perhaps resolved by hand).
+		idx := -1
+		for i, p := range patches {
+			if p.Name == state.Pending[0] {
+				idx = i
+			}
+		}
+		n, err := t.Repo.Line(ctx, "rev-list", "--count", base+"..HEAD")
+		if err != nil {
+			return err
+		}
+		dirty, err := t.Repo.Status(ctx)
+		if err != nil {
+			return err
+		}
+		if idx >= 0 && n == fmt.Sprint(idx) && len(dirty) == 0 {
+			start, reset = idx, false
+		}
+	}
 	if reset {
 		start, reset, err = t.checkDiscard(ctx, base, state, patches, opts.Force)
 		if err != nil {
@@ -155,13 +221,24 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		return err
 	}
 	if reset {
-		if _, err := t.Repo.Run(ctx, "checkout", "--quiet", "--force", "-B", ForkBranch, base); err != nil {
+		if err := t.Repo.Switch(ctx, ForkBranch, base); err != nil {
 			return err
 		}
 		if _, err := t.Repo.Run(ctx, "clean", "--quiet", "-d", "--force", "--force"); err != nil {
 			return err
 		}
 		state = &State{Base: base}
+	} else if !opts.Continue {
+		// Keep the commits that match patches/, drop the later ones.
+		n, err := t.Repo.Line(ctx, "rev-list", "--count", base+"..HEAD")
+		if err != nil {
+			return err
+		}
+		if n != fmt.Sprint(start) {
+			if err := t.Repo.ResetHard(ctx, fmt.Sprintf("HEAD~%d", subtract(n, start))); err != nil {
+				return err
+			}
+		}
 	}
 	state.Base = base
 	return t.applyFrom(ctx, state, patches, start)
@@ -209,13 +286,19 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 		for _, f := range files[matched:] {
 			items = append(items, f.Name)
 		}
+		hint := "run `nomadfork extract` to write them to patches/, or `nomadfork apply -force` to discard them"
+		if ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD"); err != nil || ref != "refs/heads/"+ForkBranch {
+			hint = fmt.Sprintf("HEAD is not on the %q branch: put its commits there with `git -C %s checkout -B %s`, then run `nomadfork extract`; or run `nomadfork apply -force` to discard them", ForkBranch, t.Dir, ForkBranch)
+		}
 		return 0, true, &RefusalError{
 			What:  fmt.Sprintf("%s has commits that differ from patches/ and would be lost:", t.Dir),
 			Items: items,
-			Hint:  "run `nomadfork extract` to write them to patches/, or `nomadfork apply -force` to discard them",
+			Hint:  hint,
 		}
 	}
-	if oldBase == base && matched == len(files) && len(dirty) == 0 && len(state.Resolved) == 0 {
+	if oldBase == base && len(dirty) == 0 && len(state.Resolved) == 0 && (matched == len(files) || head == state.Applied) {
+		// The commits after the matching ones are the series as last
+		// applied or extracted, since changed in patches/: only they go.
 		return matched, false, nil
 	}
 	return 0, true, nil
@@ -246,7 +329,7 @@ func (t *Tree) continueAm(ctx context.Context, base string, state *State, patche
 	}
 	fmt.Fprintf(t.Log, "applied %s (resolved by hand)\n", state.Pending[0])
 	state.Resolved = append(state.Resolved, state.Pending[0])
-	state.Pending = state.Pending[1:]
+	state.Pending, state.StopHead = state.Pending[1:], ""
 	if len(state.Pending) == 0 {
 		return len(patches), nil
 	}
@@ -269,6 +352,15 @@ func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Pat
 	for i, p := range patches[start:] {
 		fmt.Fprintf(t.Log, "applying %s (%d of %d)\n", p.Name, start+i+1, len(patches))
 		if err := t.applyOne(ctx, p); err != nil {
+			var ce *ConflictError
+			if errors.As(err, &ce) && ce.Conflict {
+				if head, herr := t.Head(ctx); herr == nil {
+					state.StopHead = head
+					if serr := t.SaveState(ctx, state); serr != nil {
+						return errors.Join(err, serr)
+					}
+				}
+			}
 			return err
 		}
 		state.Pending = state.Pending[1:]
@@ -280,6 +372,7 @@ func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Pat
 	if err != nil {
 		return err
 	}
+	state.Hashes = series.PatchHashes(patches)
 	state.Applied = ""
 	if len(state.Resolved) == 0 {
 		state.Applied = head
@@ -308,9 +401,12 @@ func (t *Tree) applyOne(ctx context.Context, p series.Patch) error {
 			Resume: "resolve the conflicts in " + t.Dir + ", `git add` the files, then run `nomadfork apply -continue`;\n" +
 				"or run `nomadfork apply -abort` to stop here, keeping the patches before it"}
 	}
-	// Undo the partial application, whatever stopped it.
+	// Undo the partial application, whatever stopped it: back to HEAD
+	// before it, without the files it created.
 	bg := context.WithoutCancel(ctx)
-	t.Repo.RemoveStaleIndexLock(bg)
+	if _, rerr := t.Repo.Recover(bg); rerr != nil {
+		return errors.Join(err, rerr)
+	}
 	if aerr := t.Repo.AmAbort(bg); aerr != nil {
 		return errors.Join(err, aerr)
 	}
@@ -318,9 +414,13 @@ func (t *Tree) applyOne(ctx context.Context, p series.Patch) error {
 		return errors.Join(err, rerr)
 	}
 	if am != nil {
-		return &ConflictError{Patch: p.Name, Files: am.Files, Hunks: am.Hunks, Output: am.Output,
+		ce := &ConflictError{Patch: p.Name, Files: am.Files, Hunks: am.Hunks, Output: am.Output,
 			Resume: fmt.Sprintf("%s holds upstream and the patches before it. The patch file is damaged or does not fit the pinned upstream: "+
-				"fix patches/%s (`git diff -- patches/` shows local edits), then run `nomadfork apply` to go on", t.Dir, p.Name)}
+				"fix %s (`git diff -- %s` shows local edits), then run `nomadfork apply` to go on", t.Dir, p.Path, p.Path)}
+		if bytes.Contains(p.Data, []byte("\r\n")) {
+			ce.Cause = fmt.Sprintf("%s has CRLF line endings (patch files use LF; an editor or checkout converted it): restore it (`git checkout -- %s`) or convert it (`sed -i 's/\\r$//' %s`)", p.Path, p.Path, p.Path)
+		}
+		return ce
 	}
 	return err
 }
@@ -353,4 +453,10 @@ func (t *Tree) Unexported(ctx context.Context, patches []series.Patch) ([]string
 		names = append(names, f.Name)
 	}
 	return names, nil
+}
+
+func subtract(n string, start int) int {
+	var total int
+	fmt.Sscan(n, &total)
+	return total - start
 }

@@ -3,14 +3,58 @@ package worktree
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
 )
 
+// ExtractOptions control Extract.
+type ExtractOptions struct {
+	// Force overwrites patch files changed since nomadfork last wrote or
+	// applied them.
+	Force bool
+	// Txn is the directory transactions stage in (patches/).
+	Txn string
+}
+
+// EditedError is returned by Extract when it would overwrite patch files
+// changed since nomadfork last wrote or applied them.
+type EditedError struct {
+	Dir   string
+	Files []string
+}
+
+func (e *EditedError) Error() string {
+	return (&RefusalError{
+		What:  fmt.Sprintf("these patch files in %s changed since nomadfork last wrote or applied them, and extract would overwrite them with the work tree's commits:", e.Dir),
+		Items: e.Files,
+		Hint:  "to keep the edits, run `nomadfork apply` first (it applies patches/ to the work tree), then `nomadfork extract`; to discard them, run `nomadfork extract -force`",
+	}).Error()
+}
+
+// DependencyGoneError is returned by Extract when a patch's Depends-On
+// names a patch the work tree's commits no longer hold.
+type DependencyGoneError struct {
+	Patch, Dep string
+	Number     int
+}
+
+func (e *DependencyGoneError) Error() string {
+	return fmt.Sprintf("%s has Depends-On: %04d, but %s is no longer in the series; "+
+		"in the work tree, reword that commit's Depends-On (`git rebase -i upstream`, \"reword\"), then run `nomadfork extract` again",
+		e.Patch, e.Number, e.Dep)
+}
+
 // Extract writes the work tree's commits since the base to dir as patch
-// files and records that the work tree now matches them.
-func (t *Tree) Extract(ctx context.Context, dir string) ([]series.Change, error) {
+// files and records that the work tree now matches them, in one
+// transaction. When the numbering changes, the Depends-On trailers of the
+// commits are rewritten to the new numbers first.
+func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]series.Change, error) {
 	if err := t.Require(ctx, Need{Verb: "extract", Base: true, NoOp: true, ForkTip: true}); err != nil {
 		return nil, err
 	}
@@ -35,22 +79,225 @@ func (t *Tree) Extract(ctx context.Context, dir string) ([]series.Change, error)
 	if len(dirty) > 0 {
 		fmt.Fprintf(t.Log, "note: %d uncommitted changes in %s are not extracted; commit them and extract again to include them\n", len(dirty), t.Dir)
 	}
+	old, err := series.ListAny(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.renumber(ctx, base, old); err != nil {
+		return nil, err
+	}
 	files, err := series.Export(ctx, t.Repo, base, "HEAD")
 	if err != nil {
 		return nil, err
 	}
-	changes, err := series.Write(dir, files, false)
-	if err != nil {
-		return nil, err
-	}
-	head, err := t.Head(ctx)
-	if err != nil {
-		return nil, err
+	if len(files) == 0 && len(old) > 0 {
+		return nil, fmt.Errorf("%w in %s: the work tree has no commits after the base; "+
+			"if you really mean to empty the series, delete the files by hand", series.ErrEmpty, dir)
 	}
 	state, err := t.LoadState(ctx)
 	if err != nil {
 		return nil, err
 	}
+	changes := series.Plan(files, old)
+	if !opts.Force {
+		written := map[string]bool{}
+		for _, c := range changes {
+			if c.Action == "unchanged" {
+				written[c.Name] = true
+			}
+		}
+		var edited []string
+		for _, p := range old {
+			if h, ok := state.Hashes[p.Name]; ok && !written[p.Name] && h != series.Hash(p.Data) {
+				edited = append(edited, p.Name)
+			}
+		}
+		if len(edited) > 0 {
+			return nil, &EditedError{Dir: dir, Files: edited}
+		}
+	}
+	head, err := t.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
 	state.Base, state.Applied, state.Resolved, state.Pending = base, head, nil, nil
-	return changes, t.SaveState(ctx, state)
+	state.Hashes = series.Hashes(files)
+	if err := t.writeSeries(ctx, opts.Txn, "extract into "+dir, dir, files, changes, state); err != nil {
+		return nil, err
+	}
+	return changes, nil
+}
+
+// writeSeries makes dir hold files (changes being what that does) and
+// records state, in one transaction.
+func (t *Tree) writeSeries(ctx context.Context, txnDir, what, dir string, files []series.File, changes []series.Change, state *State) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("writing patches: %w", err)
+	}
+	if txnDir == "" {
+		txnDir = filepath.Dir(dir)
+	}
+	tx, err := txn.Begin(txnDir, what)
+	if err != nil {
+		return err
+	}
+	data := map[string][]byte{}
+	for _, f := range files {
+		data[f.Name] = f.Data
+	}
+	for _, c := range changes {
+		switch c.Action {
+		case "updated", "added", "renamed":
+			err = tx.WriteFile(filepath.Join(dir, c.Name), data[c.Name], 0o644)
+		}
+		if err != nil {
+			tx.Abort()
+			return err
+		}
+	}
+	for _, c := range changes {
+		switch c.Action {
+		case "renamed":
+			tx.Remove(filepath.Join(dir, c.From))
+		case "removed":
+			tx.Remove(filepath.Join(dir, c.Name))
+		}
+	}
+	stateData, err := MarshalState(state)
+	if err != nil {
+		tx.Abort()
+		return err
+	}
+	statePath, err := t.StatePath(ctx)
+	if err != nil {
+		tx.Abort()
+		return err
+	}
+	if err := tx.WriteFile(statePath, stateData, 0o644); err != nil {
+		tx.Abort()
+		return err
+	}
+	return tx.Commit()
+}
+
+var dependsLineRE = regexp.MustCompile(`(?m)^Depends-On: ([0-9]{4})$`)
+
+// renumber rewrites the Depends-On trailers of the work tree's commits
+// when the numbering of the series changed: a commit the series in old
+// held (by its file name without the number) keeps depending on the same
+// patches under their new numbers. New commits keep their trailers as
+// written. A dependency that left the series is refused.
+func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) error {
+	files, err := series.Export(ctx, t.Repo, base, "HEAD")
+	if err != nil {
+		return err
+	}
+	oldByNum := map[int]string{}
+	oldBySlug := map[string]series.Patch{}
+	for _, p := range old {
+		oldByNum[p.Number] = p.Name
+		oldBySlug[series.Slug(p.Name)] = p
+	}
+	newBySlug := map[string]int{}
+	for i, f := range files {
+		newBySlug[series.Slug(f.Name)] = i + 1
+	}
+	msgs := map[int]func(string) string{}
+	for i, f := range files {
+		op, ok := oldBySlug[series.Slug(f.Name)]
+		if !ok || op.Meta == nil {
+			continue
+		}
+		oldName := op.Name
+		md, err := metadata.Parse(f.Data)
+		if err != nil {
+			continue // check reports it
+		}
+		if fmt.Sprint(md.DependsOn()) != fmt.Sprint(op.Meta.DependsOn()) {
+			// Rewritten already (by an interrupted extract), or edited
+			// by hand: the commit's trailers stand.
+			continue
+		}
+		remap := map[string]string{}
+		for _, d := range md.DependsOn() {
+			depName, ok := oldByNum[d]
+			if !ok {
+				continue
+			}
+			n, ok := newBySlug[series.Slug(depName)]
+			if !ok {
+				return &DependencyGoneError{Patch: oldName, Dep: depName, Number: d}
+			}
+			if n != d {
+				remap[fmt.Sprintf("%04d", d)] = fmt.Sprintf("%04d", n)
+			}
+		}
+		if len(remap) > 0 {
+			msgs[i] = func(msg string) string {
+				return dependsLineRE.ReplaceAllStringFunc(msg, func(l string) string {
+					num := l[len("Depends-On: "):]
+					if to, ok := remap[num]; ok {
+						return "Depends-On: " + to
+					}
+					return l
+				})
+			}
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	return t.rewriteMessages(ctx, base, msgs)
+}
+
+// rewriteMessages replaces the messages of the commits base..HEAD that
+// edit names (by index, oldest first) and moves the fork branch to the
+// result: trees, authors and dates stay, so the work tree's files do not
+// change.
+func (t *Tree) rewriteMessages(ctx context.Context, base string, edit map[int]func(string) string) error {
+	commits, err := t.Repo.Lines(ctx, "rev-list", "--reverse", base+"..HEAD")
+	if err != nil {
+		return err
+	}
+	oldHead, err := t.Head(ctx)
+	if err != nil {
+		return err
+	}
+	parent, changed := base, false
+	for i, c := range commits {
+		fn := edit[i]
+		if fn == nil && !changed {
+			parent = c
+			continue
+		}
+		raw, err := t.Repo.Run(ctx, "cat-file", "commit", c)
+		if err != nil {
+			return err
+		}
+		_, msg, _ := strings.Cut(raw, "\n\n")
+		if fn != nil {
+			msg = fn(msg)
+		}
+		info, err := t.Repo.Line(ctx, "log", "-1", "--date=raw", "--format=%T%x00%an%x00%ae%x00%ad%x00%cn%x00%ce%x00%cd", c)
+		if err != nil {
+			return err
+		}
+		f := strings.Split(info, "\x00")
+		if len(f) != 7 {
+			return fmt.Errorf("reading commit %s: %q", c, info)
+		}
+		cmd := t.Repo.Command(ctx, "commit-tree", f[0], "-p", parent, "-F", "-")
+		cmd.Env = append(cmd.Env, "GIT_AUTHOR_NAME="+f[1], "GIT_AUTHOR_EMAIL="+f[2], "GIT_AUTHOR_DATE="+f[3],
+			"GIT_COMMITTER_NAME="+f[4], "GIT_COMMITTER_EMAIL="+f[5], "GIT_COMMITTER_DATE="+f[6])
+		cmd.Stdin = strings.NewReader(msg)
+		out, err := cmd.Output()
+		if err != nil {
+			return fmt.Errorf("rewriting the message of %s: %w", c, err)
+		}
+		parent, changed = strings.TrimSpace(string(out)), true
+	}
+	if _, err := t.Repo.Run(ctx, "update-ref", "-m", "nomadfork extract: renumber Depends-On", "refs/heads/"+ForkBranch, parent, oldHead); err != nil {
+		return err
+	}
+	return nil
 }

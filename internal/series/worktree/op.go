@@ -29,7 +29,7 @@ func (op *Op) Refuse(verb string) error {
 // InProgress returns the operation in progress in the work tree, or nil.
 func (t *Tree) InProgress(ctx context.Context) (*Op, error) {
 	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return nil, nil
+		return nil, ctx.Err()
 	}
 	state, err := t.LoadState(ctx)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"golang.org/x/mod/modfile"
 	"golang.org/x/mod/semver"
@@ -76,8 +77,15 @@ type State struct {
 	// Resolved lists patches applied with a hand-made resolution that
 	// has not been extracted yet.
 	Resolved []string `json:"resolved,omitempty"`
+	// StopHead is HEAD when an apply stopped at a conflict: a resolution
+	// committed by an interrupted -continue is the commit on top of it.
+	StopHead string `json:"stop_head,omitempty"`
 	// Rebase is the rebase in progress, if any.
 	Rebase *RebaseRecord `json:"rebase,omitempty"`
+	// Hashes maps each patch file's name to the hash of its content as
+	// nomadfork last wrote or applied it (series.Hash): extract refuses
+	// to overwrite a file changed since.
+	Hashes map[string]string `json:"hashes,omitempty"`
 }
 
 // RebaseRecord is a rebase in progress. Package rebase keeps its own
@@ -89,6 +97,20 @@ type RebaseRecord struct {
 	// while it runs or after an interruption.
 	Stopped string          `json:"stopped,omitempty"`
 	Detail  json.RawMessage `json:"detail"`
+}
+
+// StatePath returns the file of the state record.
+func (t *Tree) StatePath(ctx context.Context) (string, error) {
+	return t.statePath(ctx)
+}
+
+// MarshalState returns the encoding SaveState writes.
+func MarshalState(s *State) ([]byte, error) {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
 }
 
 func (t *Tree) statePath(ctx context.Context) (string, error) {
@@ -103,7 +125,8 @@ func (t *Tree) statePath(ctx context.Context) (string, error) {
 func (t *Tree) LoadState(ctx context.Context) (*State, error) {
 	var s State
 	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return &s, nil
+		// An interrupted query is no answer.
+		return &s, ctx.Err()
 	}
 	path, err := t.statePath(ctx)
 	if err != nil {
@@ -124,7 +147,9 @@ func (t *Tree) SaveState(ctx context.Context, s *State) error {
 	return atomicfile.WriteJSON(path, s)
 }
 
-// Init creates the repository if the work tree does not exist yet.
+// Init creates the repository if the work tree does not exist yet. It is
+// made in a temporary directory beside it and renamed into place, so an
+// interruption never leaves a half-made repository at Dir.
 func (t *Tree) Init(ctx context.Context) error {
 	if t.Exists() {
 		if !t.Repo.IsRepo(ctx) {
@@ -132,10 +157,25 @@ func (t *Tree) Init(ctx context.Context) error {
 		}
 		return nil
 	}
-	if err := os.MkdirAll(t.Dir, 0o755); err != nil {
+	parent := filepath.Dir(t.Dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
-	if _, err := t.Repo.Run(ctx, "init", "--quiet", "--initial-branch="+ForkBranch); err != nil {
+	stale, _ := filepath.Glob(filepath.Join(parent, "."+filepath.Base(t.Dir)+".init-*"))
+	for _, d := range stale {
+		os.RemoveAll(d)
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(t.Dir)+".init-*")
+	if err != nil {
+		return err
+	}
+	r := &git.Repo{Dir: tmp}
+	if _, err := r.Run(ctx, "init", "--quiet", "--initial-branch="+ForkBranch); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, t.Dir); err != nil {
+		os.RemoveAll(tmp)
 		return err
 	}
 	return nil
@@ -424,6 +464,9 @@ func (t *Tree) Copy(ctx context.Context, dir string) (_ *Tree, err error) {
 	if _, err := os.Stat(dir); err == nil {
 		return nil, fmt.Errorf("%s already exists; move it away (nomadfork creates it)", dir)
 	}
+	if err := t.checkSpace(filepath.Dir(dir)); err != nil {
+		return nil, err
+	}
 	state, err := t.LoadState(ctx)
 	if err != nil {
 		return nil, err
@@ -453,4 +496,48 @@ func (t *Tree) Copy(ctx context.Context, dir string) (_ *Tree, err error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// SpaceError is returned when the file system lacks room for a copy.
+type SpaceError struct {
+	Dir         string
+	Need, Avail uint64
+}
+
+func (e *SpaceError) Error() string {
+	return fmt.Sprintf("disk full: copying the work tree needs about %d MB in %s, and %d MB are free; free some space, then run the command again",
+		e.Need>>20, e.Dir, e.Avail>>20)
+}
+
+// checkSpace checks, before a copy of the work tree to a directory under
+// parent, that parent's file system has room for it (the size of the work
+// tree, its repository included).
+func (t *Tree) checkSpace(parent string) error {
+	var need uint64
+	_ = filepath.Walk(t.Dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			need += uint64(fi.Size())
+		}
+		return nil
+	})
+	dir := parent
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return nil
+		}
+		dir = up
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(dir, &st); err != nil {
+		return nil
+	}
+	avail := st.Bavail * uint64(st.Bsize)
+	if need > avail {
+		return &SpaceError{Dir: dir, Need: need, Avail: avail}
+	}
+	return nil
 }

@@ -1,0 +1,311 @@
+package main
+
+// Crash-safety tests: the B1–B8 cases of issue 21, each a sequence that
+// used to corrupt, wedge or silently undo the series.
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fourPatches records 0001 (F5), 0002 (F20), 0003 (F7) and 0004 (F8,
+// Depends-On: 0003).
+func (p *project) fourPatches() {
+	p.t.Helper()
+	p.mustRun("apply", "-allow-empty")
+	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
+	p.commitEdit("lib/lib.go", "return 20 }", "return 200 }", "lib: make F20 return 200")
+	p.commitEdit("lib/lib.go", "return 7 }", "return 70 }", "lib: make F7 return 70")
+	p.commitEditWith("lib/lib.go", "return 8 }", "return 80 }", "lib: make F8 return 80", "Depends-On: 0003")
+	p.mustRun("extract")
+}
+
+// conflictSeries records one patch (F10) that conflicts with v1.0.2.
+func (p *project) conflictSeries() {
+	p.t.Helper()
+	p.mustRun("apply", "-allow-empty")
+	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
+	p.commitEdit("lib/lib.go", "func F10() int { return 10 }", "func F10() int { return 100 }", "lib: make F10 return 100")
+	p.mustRun("extract")
+}
+
+// unwritable makes file unwritable, also for root (immutable), until the
+// test ends or the returned function runs.
+func unwritable(t *testing.T, file string) func() {
+	t.Helper()
+	undo := func() { os.Chmod(file, 0o644) }
+	if os.Geteuid() == 0 {
+		if out, err := exec.Command("chattr", "+i", file).CombinedOutput(); err != nil {
+			t.Skipf("chattr +i: %v: %s", err, out)
+		}
+		undo = func() { exec.Command("chattr", "-i", file).Run() }
+	} else if err := os.Chmod(file, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(undo)
+	return undo
+}
+
+// B1: an in-place rebase onto a version that is already a line is refused
+// at the start, and a line made meanwhile is found before the first write
+// of the completing -continue, which leaves the rebase stopped.
+func TestCrashB1RebaseOntoExistingLine(t *testing.T) {
+	p := newProject(t)
+	p.twoPatches()
+	p.mustRun("rebase", "-onto", "v1.0.1", "-new-line")
+	before := p.snapshot()
+	r := p.nomadfork("rebase", "-onto", "v1.0.1")
+	p.expect(r, 2, "line v1.0.1 exists already", "nomadfork apply -line v1.0.1")
+	p.mustEqual(before)
+	// Every verb still works, and so does the advised command.
+	p.mustRun("apply")
+	p.mustRun("apply", "-line", "v1.0.1")
+	p.mustRun("check", "-no-build")
+
+	// The target line appears while the rebase is stopped.
+	q := newProject(t)
+	q.conflictSeries()
+	before = q.snapshot()
+	q.mustFail("rebase", "-onto", "v1.0.2")
+	q.resolve("lib/lib.go", "func F10() int { return 100 } // merged\n")
+	if err := os.MkdirAll(filepath.Join(q.dir, "patches", "v1.0.2"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	q.pin("v1.0.2", true)
+	r = q.nomadfork("rebase", "-continue")
+	q.expect(r, 1, "line v1.0.2 exists already")
+	before.status = q.git("status", "--porcelain", "--untracked-files=all")
+	before.head = q.git("rev-parse", "HEAD")
+	before.base = q.git("rev-parse", "upstream")
+	q.mustEqual(before)
+	// -abort works and restores everything.
+	q.mustRun("rebase", "-abort")
+	q.mustRun("apply")
+	q.mustRun("check", "-no-build")
+}
+
+// B2: drop's edit of a patch file survives the next extract, and so does a
+// hand edit: extract refuses to overwrite it, naming the way to keep it.
+func TestCrashB2NoSilentUndo(t *testing.T) {
+	p := newProject(t)
+	p.twoPatches()
+	p.mustRun("drop", "0002", "-applied-upstream", "v1.1.0", "-pr", "https://github.com/example/up/pull/7")
+	p.mustRun("extract")
+	patch := p.read(filepath.Join(p.lineDir(), "0002-lib-make-F20-return-200.patch"))
+	containsAll(t, "0002 after drop and extract", patch, "Upstream-Status: applied v1.1.0\n", "Applied-Upstream: https://github.com/example/up/pull/7\n")
+
+	// A hand edit of a patch file.
+	name := filepath.Join(p.lineDir(), "0001-lib-make-F5-return-50.patch")
+	edited := strings.Replace(p.read(name), "Why and what.", "Why and what, edited by hand.", 1)
+	p.write(name, edited)
+	r := p.nomadfork("extract")
+	p.expect(r, 1, "0001-lib-make-F5-return-50.patch", "changed since", "nomadfork apply", "extract -force")
+	if p.read(name) != edited {
+		t.Fatalf("extract overwrote the hand edit")
+	}
+	// The advised command keeps the edit.
+	p.mustRun("apply")
+	r = p.mustRun("extract")
+	if p.read(name) != edited || strings.Contains(r.stdout, "updated") {
+		t.Errorf("apply then extract lost the edit:\n%s", r.stdout)
+	}
+	// -force overwrites it.
+	p.write(name, strings.Replace(edited, "edited by hand", "edited again", 1))
+	p.mustRun("extract", "-force")
+	if p.read(name) != edited {
+		t.Errorf("extract -force did not write the work tree's version")
+	}
+}
+
+// B3: `rebase -continue` interrupted while git commits the resolution
+// (git killed holding the index lock, or after it committed) resumes with
+// the next -continue and keeps the hand resolution.
+func TestCrashB3InterruptedContinueKeepsResolution(t *testing.T) {
+	for _, mode := range []string{hangLock, hangAfter} {
+		t.Run(mode, func(t *testing.T) {
+			p := newProject(t)
+			f := installFakeGit(t)
+			p.conflictSeries()
+			p.mustFail("rebase", "-onto", "v1.0.2")
+			p.resolve("lib/lib.go", "func F10() int { return 100 } // merged\n")
+			r := p.interruptAt(f, " am --continue ", 0, mode, "rebase", "-continue")
+			if !f.fired() || r.code != exitInterrupted {
+				t.Fatalf("not interrupted (fired %v): exit %d\n%s", f.fired(), r.code, r.stderr)
+			}
+			p.expect(r, exitInterrupted, "run `nomadfork rebase -continue` to resume")
+			r = p.mustRun("rebase", "-continue")
+			containsAll(t, "resumed -continue", r.stdout, "1 resolved by hand")
+			if !strings.Contains(p.read(filepath.Join(p.lineDir(), "0002-lib-make-F10-return-100.patch")), "// merged") {
+				t.Errorf("the resolution was lost")
+			}
+			p.mustRun("check", "-no-build")
+		})
+	}
+}
+
+// B4: an in-place rebase interrupted while git checks out the new base
+// resumes with the advised -continue.
+func TestCrashB4InterruptedCheckoutOfNewBase(t *testing.T) {
+	p := newProject(t)
+	f := installFakeGit(t)
+	p.twoPatches()
+	r := p.interruptAt(f, " checkout --quiet --force -B fork ", 0, hangLock, "rebase", "-onto", "v1.0.1")
+	p.expect(r, exitInterrupted, "run `nomadfork rebase -continue` to resume")
+	r = p.mustRun("rebase", "-continue")
+	containsAll(t, "resumed rebase", r.stdout, "2 applied cleanly")
+	p.mustRun("check", "-no-build", "-line", "v1.0.1")
+	if got := p.git("status", "--porcelain", "--untracked-files=all"); got != "" {
+		t.Errorf("work tree not clean: %q", got)
+	}
+}
+
+// B5: apply interrupted inside `git am` (the patch's new file already in
+// the work tree, untracked) resumes with the advised apply, and extract
+// then makes no bogus patch.
+func TestCrashB5InterruptedAmLeavesNoUntrackedFiles(t *testing.T) {
+	p := newProject(t)
+	f := installFakeGit(t)
+	p.graphSeries(true) // 0001 adds lib/g.go
+	want := p.patchFiles()
+	p.git("reset", "-q", "--hard", "upstream")
+	r := p.interruptAt(f, " am ", 0, hangMid, "apply")
+	p.expect(r, exitInterrupted, "run `nomadfork apply` to resume")
+	p.mustRun("apply")
+	r = p.mustRun("extract")
+	if strings.Contains(r.stdout, "added") || strings.Count(r.stdout, "unchanged") != 3 {
+		t.Errorf("extract after the resumed apply:\n%s", r.stdout)
+	}
+	if got := p.patchFiles(); len(got) != len(want) {
+		t.Errorf("patches = %v", keys(got))
+	}
+	if got := p.git("status", "--porcelain", "--untracked-files=all"); got != "" {
+		t.Errorf("work tree not clean: %q", got)
+	}
+}
+
+// B6: check and status interrupted while git makes their scratch work
+// tree leave no lock that blocks the next run.
+func TestCrashB6InterruptedScratchWorktree(t *testing.T) {
+	p := newProject(t)
+	f := installFakeGit(t)
+	p.twoPatches()
+	r := p.interruptAt(f, " worktree add ", 0, hangMid, "check", "-no-build")
+	p.expect(r, exitInterrupted, "run `nomadfork check -no-build` to resume")
+	p.mustRun("check", "-no-build")
+	p.mustRun("status", "-against", "v1.0.1")
+	r = p.interruptAt(f, " worktree add ", 0, hangMid, "status", "-against", "v1.0.1")
+	p.expect(r, exitInterrupted, "run `nomadfork status -against v1.0.1` to resume")
+	p.mustRun("status", "-against", "v1.0.1")
+	p.mustRun("check", "-no-build")
+}
+
+// B7: a rebase whose completion cannot write the pin changes nothing:
+// the refusal names the file, the rebase stays stopped, and -abort
+// restores what it says.
+func TestCrashB7UnwritablePin(t *testing.T) {
+	p := newProject(t)
+	p.conflictSeries()
+	before := p.snapshot()
+	p.mustFail("rebase", "-onto", "v1.0.2")
+	p.resolve("lib/lib.go", "func F10() int { return 100 } // merged\n")
+	pinFile := filepath.Join(p.dir, p.lineDir(), "upstream.json")
+	undo := unwritable(t, pinFile)
+	r := p.nomadfork("rebase", "-continue")
+	p.expect(r, 1, "patches/v1.0.0/upstream.json", "not writable", "nomadfork rebase -continue")
+	if got := p.patchFiles(); got["0002-lib-make-F10-return-100.patch"] != before.patches["0002-lib-make-F10-return-100.patch"] {
+		t.Errorf("patches rewritten although the rebase could not complete")
+	}
+	if p.read("CHANGELOG.md") != before.changelog || p.read(filepath.Join(p.lineDir(), "upstream.json")) != before.pin {
+		t.Errorf("CHANGELOG.md or pin changed")
+	}
+	// Made writable again, the advised -continue completes.
+	undo()
+	r = p.mustRun("rebase", "-continue")
+	containsAll(t, "continue", r.stdout, "1 resolved by hand")
+	p.mustRun("check", "-no-build", "-line", "v1.0.2")
+
+	// And -abort, instead, restores everything.
+	q := newProject(t)
+	q.conflictSeries()
+	before = q.snapshot()
+	q.mustFail("rebase", "-onto", "v1.0.2")
+	q.resolve("lib/lib.go", "func F10() int { return 100 } // merged\n")
+	unwritable(t, filepath.Join(q.dir, q.lineDir(), "upstream.json"))
+	q.mustFail("rebase", "-continue")
+	r = q.mustRun("rebase", "-abort")
+	containsAll(t, "abort", r.stdout, "pin and patches are as before")
+	q.mustEqual(before)
+	q.mustRun("apply")
+}
+
+// B8: dropping a commit in the work tree renumbers the later patches;
+// extract prints every rename and rewrites Depends-On to the new numbers,
+// or refuses when a patch depends on the dropped one.
+func TestCrashB8RenumberRewritesDependsOn(t *testing.T) {
+	p := newProject(t)
+	p.fourPatches()
+	// Drop 0002 with git rebase, as a user would.
+	c1 := p.git("rev-parse", "HEAD~3")
+	c2 := p.git("rev-parse", "HEAD~2")
+	p.git("rebase", "-q", "--onto", c1, c2, "fork")
+	r := p.mustRun("extract")
+	containsAll(t, "extract", r.stdout,
+		"renamed   patches/v1.0.0/0003-lib-make-F7-return-70.patch -> 0002-lib-make-F7-return-70.patch",
+		"renamed   patches/v1.0.0/0004-lib-make-F8-return-80.patch -> 0003-lib-make-F8-return-80.patch",
+		"removed   patches/v1.0.0/0002-lib-make-F20-return-200.patch")
+	got := p.read(filepath.Join(p.lineDir(), "0003-lib-make-F8-return-80.patch"))
+	if !strings.Contains(got, "Depends-On: 0002\n") {
+		t.Errorf("Depends-On not renumbered:\n%s", got)
+	}
+	p.mustRun("check", "-no-build")
+	p.mustRun("apply")
+	if r := p.mustRun("extract"); strings.Contains(r.stdout, "updated") {
+		t.Errorf("extract after apply changed files:\n%s", r.stdout)
+	}
+
+	// Dropping the patch another depends on is refused.
+	q := newProject(t)
+	q.fourPatches()
+	before := q.patchFiles()
+	c2 = q.git("rev-parse", "HEAD~2")
+	c3 := q.git("rev-parse", "HEAD~1")
+	q.git("rebase", "-q", "--onto", c2, c3, "fork")
+	r = q.nomadfork("extract")
+	q.expect(r, 1, "0004-lib-make-F8-return-80.patch", "Depends-On: 0003", "0003-lib-make-F7-return-70.patch", "no longer in the series")
+	if got := q.patchFiles(); len(got) != len(before) {
+		t.Errorf("patches changed: %v", keys(got))
+	}
+}
+
+// B1 for a line other than the default one: moved in place with its work
+// tree, and refused onto a line that exists.
+func TestCrashB1OtherLine(t *testing.T) {
+	p := newProject(t)
+	p.twoPatches()
+	p.mustRun("rebase", "-onto", "v1.0.1", "-new-line")
+	p.mustRun("rebase", "-onto", "v1.0.2", "-new-line")
+	// v1.0.1 onto v1.0.2, which exists: refused, nothing changes.
+	pin101 := p.read("patches/v1.0.1/upstream.json")
+	r := p.nomadfork("rebase", "-line", "v1.0.1", "-onto", "v1.0.2")
+	p.expect(r, 2, "line v1.0.2 exists already", "nomadfork apply -line v1.0.2")
+	if p.read("patches/v1.0.1/upstream.json") != pin101 {
+		t.Errorf("line v1.0.1's pin changed")
+	}
+	p.mustRun("apply", "-line", "v1.0.1")
+	// v1.0.1 onto v1.1.0: the line and its work tree move.
+	r = p.mustRun("rebase", "-line", "v1.0.1", "-onto", "v1.1.0")
+	containsAll(t, "rebase -line v1.0.1", r.stdout, "line v1.0.1 is now line v1.1.0")
+	if p.exists("patches/v1.0.1") || p.exists("lines/v1.0.1") || !p.exists("lines/v1.1.0/nomad/lib/lib.go") {
+		t.Errorf("line v1.0.1 did not move with its work tree")
+	}
+	if got := strings.TrimSpace(p.read("patches/default-line")); got != "v1.0.0" {
+		t.Errorf("default line = %s", got)
+	}
+	p.mustRun("check", "-no-build", "-line", "v1.1.0")
+	if r := p.mustRun("extract", "-line", "v1.1.0"); strings.Count(r.stdout, "unchanged") != 2 {
+		t.Errorf("extract -line v1.1.0:\n%s", r.stdout)
+	}
+}

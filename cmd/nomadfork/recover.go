@@ -1,0 +1,72 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
+)
+
+// recoverInterrupted finishes what an interrupted earlier run left, before
+// a command reads anything: a committed change of the series on disk (a
+// transaction) is finished, and a git step of the tool that was killed in
+// a work tree is undone (its index lock removed, the work tree restored
+// to the last recorded step). locked says the command holds the tool's
+// lock; a command that does not takes it for the recovery, only if there
+// is something to recover.
+func (e *env) recoverInterrupted(ctx context.Context, locked bool) error {
+	patches := filepath.Join(e.root, line.PatchesDir)
+	trees := e.workTrees()
+	pending := exists(filepath.Join(patches, txn.DirName))
+	for _, dir := range trees {
+		pending = pending || exists(filepath.Join(dir, ".git", "nomadfork-step.json"))
+	}
+	if !pending {
+		return nil
+	}
+	if !locked {
+		release, err := lockfile.Acquire(filepath.Join(e.out, "nomadfork.lock"), "recover", func(msg string) {
+			fmt.Fprintf(e.stderr, "nomadfork: %s\n", msg)
+		})
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	what, err := txn.Recover(patches)
+	if err != nil {
+		return err
+	}
+	if what != "" {
+		fmt.Fprintf(e.stderr, "nomadfork: finished an interrupted change of the series: %s\n", what)
+	}
+	for _, dir := range e.workTrees() {
+		rec, err := git.RecoverDir(ctx, dir)
+		if err != nil {
+			return fmt.Errorf("undoing an interrupted git step in %s: %w", dir, err)
+		}
+		if rec != nil {
+			fmt.Fprintf(e.stderr, "nomadfork: undid the interrupted `git %s` in %s\n", strings.Join(rec.Args, " "), dir)
+		}
+	}
+	return nil
+}
+
+// workTrees returns the work tree directories of the lines there are or
+// were: nomad/ and lines/*/nomad.
+func (e *env) workTrees() []string {
+	dirs := []string{filepath.Join(e.root, "nomad")}
+	more, _ := filepath.Glob(filepath.Join(e.root, line.WorkTreesDir, "*", "nomad"))
+	return append(dirs, more...)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

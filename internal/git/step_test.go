@@ -1,0 +1,84 @@
+package git
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An interrupted step's record stays, and Recover undoes the step: the
+// index lock, a half-made commit and the files the step created go.
+func TestRecoverUndoesInterruptedStep(t *testing.T) {
+	r, patch := repo(t)
+	bg := context.Background()
+	before, err := r.ResolveCommit(bg, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitDir, _ := r.GitDir(bg)
+	ctx, cancel := context.WithCancel(bg)
+	err = r.step(ctx, Undo{Restore: before, AbortAm: true, Clean: []string{"new.go"}}, []string{"am", patch}, func() error {
+		// What a git killed half-way leaves: a commit, a changed file, a
+		// new untracked file and its index lock.
+		if _, err := r.Run(bg, "commit", "-q", "--allow-empty", "-m", "half"); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(r.Dir, "lib.go"), []byte("garbage\n"), 0o644)
+		os.WriteFile(filepath.Join(r.Dir, "new.go"), []byte("package lib\n"), 0o644)
+		os.WriteFile(filepath.Join(gitDir, "index.lock"), nil, 0o644)
+		cancel()
+		return ctx.Err()
+	})
+	if err == nil {
+		t.Fatal("step succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, stepFile)); err != nil {
+		t.Fatalf("no step record after the interruption: %v", err)
+	}
+	rec, err := RecoverDir(bg, r.Dir)
+	if err != nil || rec == nil || !rec.Lock {
+		t.Fatalf("RecoverDir = %+v, %v", rec, err)
+	}
+	if head, _ := r.ResolveCommit(bg, "HEAD"); head != before {
+		t.Errorf("HEAD = %s, want %s", head, before)
+	}
+	if st, _ := r.Status(bg); len(st) != 0 {
+		t.Errorf("work tree not clean: %q", st)
+	}
+	if again, err := RecoverDir(bg, r.Dir); again != nil || err != nil {
+		t.Errorf("second recovery = %+v, %v", again, err)
+	}
+}
+
+// A step that ends, even failing, leaves no record.
+func TestStepRecordRemoved(t *testing.T) {
+	r, _ := repo(t)
+	bg := context.Background()
+	if _, err := r.Step(bg, Undo{}, "rev-parse", "--verify", "no-such-rev"); err == nil {
+		t.Fatal("want an error")
+	}
+	gitDir, _ := r.GitDir(bg)
+	if _, err := os.Stat(filepath.Join(gitDir, stepFile)); !os.IsNotExist(err) {
+		t.Errorf("record left: %v", err)
+	}
+}
+
+// A full disk is named first, and thousands of git's lines are cut.
+func TestGitMessageNamesFullDiskAndIsShort(t *testing.T) {
+	var out strings.Builder
+	for i := 0; i < 4000; i++ {
+		fmt.Fprintf(&out, "error: unable to write file f%d\n", i)
+	}
+	out.WriteString("fatal: Out of diskspace\n")
+	msg := (&AmError{Output: out.String()}).Error()
+	if !strings.HasPrefix(msg, "disk full") || strings.Count(msg, "unable to write") > 8 || len(msg) > 1000 {
+		t.Errorf("message (%d bytes): %.300s", len(msg), msg)
+	}
+	e := &Error{Args: []string{"checkout"}, Stderr: out.String()}
+	if msg := e.Error(); !strings.HasPrefix(msg, "disk full") || strings.Count(msg, "\n") > 13 {
+		t.Errorf("git error (%d lines): %.300s", strings.Count(msg, "\n"), msg)
+	}
+}
