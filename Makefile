@@ -6,7 +6,7 @@ LINE ?= $(shell cat patches/default-line)
 L := -line $(LINE)
 # Newer upstream versions `make test` reports the default line against
 # (other lines: targets.json's versions newer than theirs; every line:
-# make status-readme).
+# make status-doc).
 STATUS_AGAINST := v1.5.5,v1.5.6,v1.6.1
 STATUS_FLAGS = $(if $(filter $(LINE),$(shell cat patches/default-line)),-against $(STATUS_AGAINST))
 # The reverse dependencies' baseline of the line (make test-full).
@@ -14,7 +14,7 @@ REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build release check check-lines test test-full test-tool test-sim test-sim-lines status-readme bench faults scale clean
+.PHONY: all deps tool apply build release check check-lines test test-full test-tool test-sim test-sim-lines status-doc bench faults scale clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -46,11 +46,11 @@ check: tool
 check-lines: tool
 	@for l in $(LINES); do echo "$(NOMADFORK) check -line $$l"; $(NOMADFORK) check -line $$l || exit 1; done
 
-# `make status-readme`: every line's series against the newer versions
-# targets.json names, written into README.md between its status-per-line
+# `make status-doc`: every line's series against the newer versions
+# targets.json names, written into docs/status.md between its status-per-line
 # markers (read-only otherwise; fetches upstream).
-status-readme: tool
-	$(NOMADFORK) status -all-lines -readme
+status-doc: tool
+	$(NOMADFORK) status -all-lines -doc
 
 test-tool:
 	go vet ./...

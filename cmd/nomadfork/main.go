@@ -72,7 +72,7 @@ var commands = []command{
 	{"revdeps", "type-check (-run: run) the tests outside ./client/... that import what the series changes", runRevdeps, false},
 	{"rebase", "move the series onto a newer upstream (-onto v, -continue, -abort)", runRebase, true},
 	{"drop", "record that upstream carries a patch (Upstream-Status: applied v)", runDrop, true},
-	{"status", "read-only: how each patch fares against newer upstream versions (-all-lines -readme: into README.md)", runStatus, true},
+	{"status", "read-only: how each patch fares against newer upstream versions (-all-lines -doc: into docs/status.md)", runStatus, true},
 	{"export", "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox", runExport, true},
 	{"sandbox", "run a command inside the private network/mount/pid sandbox", runSandbox, false},
 	{"bench", "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)", runBench, false},

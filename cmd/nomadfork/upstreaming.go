@@ -85,8 +85,8 @@ stays stopped at the patch.`
 scratch trees and prints a table, a row per patch. Without -against: the
 versions in targets.json newer than the line's pin. -all-lines does so for
 every maintained line; with -markdown it prints a Markdown table per line,
-with -readme it writes them into README.md between its status-per-line
-markers (make status-readme): the only file status writes.`
+with -doc it writes them into docs/status.md between its status-per-line
+markers (make status-doc): the only file status writes.`
 	helpExport = `Writes upstream-ready commits (fork trailers removed, a .changelog entry
 each): per PR (a patch and its Depends-On patches) a branch
 export/NNNN-subject in the line's work tree and an mbox; the whole series as
@@ -424,11 +424,11 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 }
 
 func runStatus(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "status", "[-against v1.5.5,v1.5.6,v1.6.1] | -all-lines [-markdown | -readme]", helpStatus)
+	fs := newFlags(e, "status", "[-against v1.5.5,v1.5.6,v1.6.1] | -all-lines [-markdown | -doc]", helpStatus)
 	against := fs.String("against", "", "comma-separated upstream `versions` to try the series against (default: targets.json's newer than the pin)")
 	allLines := fs.Bool("all-lines", false, "every maintained line, each against targets.json's versions newer than its pin")
 	markdown := fs.Bool("markdown", false, "with -all-lines, print the status as Markdown, a table per line")
-	readme := fs.Bool("readme", false, "with -all-lines, write that Markdown into README.md between its status-per-line markers")
+	readme := fs.Bool("doc", false, "with -all-lines, write that Markdown into docs/status.md between its status-per-line markers")
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
@@ -437,7 +437,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if (*markdown || *readme) && !*allLines {
-		return usageError{errors.New("-markdown and -readme go with -all-lines")}
+		return usageError{errors.New("-markdown and -doc go with -all-lines")}
 	}
 	if *allLines {
 		if *against != "" || e.lineName != "" {
@@ -467,7 +467,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 
 // statusAllLines tries every line's series against the versions
 // targets.json names newer than the line's pin, and prints the report of
-// each, or the Markdown of all (markdown), or writes that into README.md
+// each, or the Markdown of all (markdown), or writes that into docs/status.md
 // (readme).
 func (e *env) statusAllLines(ctx context.Context, targets upstream.Targets, markdown, readme bool) error {
 	names, err := e.layout.Names()
@@ -504,13 +504,13 @@ func (e *env) statusAllLines(ctx context.Context, targets upstream.Targets, mark
 		}
 		all = append(all, st)
 	}
-	generated := fmt.Sprintf("by `nomadfork status -all-lines -readme` on %s", time.Now().UTC().Format("2006-01-02"))
+	generated := fmt.Sprintf("by `nomadfork status -all-lines -doc` on %s", time.Now().UTC().Format("2006-01-02"))
 	doc := rebase.Markdown(all, generated)
 	switch {
 	case markdown:
 		fmt.Fprint(e.stdout, doc)
 	case readme:
-		file := filepath.Join(e.root, "README.md")
+		file := filepath.Join(e.root, "docs", "status.md")
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return err
