@@ -102,8 +102,8 @@ func (r *Repo) RunEnv(ctx context.Context, env []string, args ...string) (string
 	return stdout.String(), nil
 }
 
-// removeKilledLock removes the index lock a git command killed by the
-// end of its context left, if the lock was made after the command
+// removeKilledLock removes the locks (index, HEAD, refs) a git command
+// killed by the end of its context left, if they were made after the command
 // started: the tool's lock keeps its other git commands out, and a lock
 // older than the command is someone else's.
 func (r *Repo) removeKilledLock(start time.Time) {
@@ -111,10 +111,7 @@ func (r *Repo) removeKilledLock(start time.Time) {
 	if err != nil {
 		return
 	}
-	lock := filepath.Join(dir, "index.lock")
-	if fi, err := os.Stat(lock); err == nil && !fi.ModTime().Before(start.Add(-time.Second)) {
-		_ = os.Remove(lock)
-	}
+	removeLocks(dir, start.Add(-time.Second))
 }
 
 // Line runs git and returns the first line of its output, trimmed.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // stepFile, in the git directory, records the git step under way: what a
@@ -104,7 +105,7 @@ func Interrupted(err error) bool {
 type Recovered struct {
 	// Args are the interrupted step's git arguments.
 	Args []string
-	// Lock: a stale index lock was removed.
+	// Lock: a stale lock (index, HEAD or a ref) was removed.
 	Lock bool
 }
 
@@ -150,9 +151,9 @@ func recoverIn(ctx context.Context, r *Repo, gitDir string) (*Recovered, error) 
 	}
 	ctx = context.WithoutCancel(ctx)
 	out := &Recovered{Args: rec.Args}
-	if err := os.Remove(filepath.Join(gitDir, "index.lock")); err == nil {
-		out.Lock = true
-	}
+	// A git killed mid-step can leave the index's, HEAD's or a ref's lock:
+	// any of them stops the reset below.
+	out.Lock = removeLocks(gitDir, time.Time{})
 	u := rec.Undo
 	if u.AbortAm {
 		if _, err := os.Stat(filepath.Join(gitDir, "rebase-apply")); err == nil {

@@ -10,46 +10,55 @@ import (
 )
 
 // An interrupted step's record stays, and Recover undoes the step: the
-// index lock, a half-made commit and the files the step created go.
+// lock the killed git left (the index's, HEAD's, a ref's), a half-made
+// commit and the files the step created go.
 func TestRecoverUndoesInterruptedStep(t *testing.T) {
-	r, patch := repo(t)
-	bg := context.Background()
-	before, err := r.ResolveCommit(bg, "HEAD")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gitDir, _ := r.GitDir(bg)
-	ctx, cancel := context.WithCancel(bg)
-	err = r.step(ctx, Undo{Restore: before, AbortAm: true, Clean: []string{"new.go"}}, []string{"am", patch}, func() error {
-		// What a git killed half-way leaves: a commit, a changed file, a
-		// new untracked file and its index lock.
-		if _, err := r.Run(bg, "commit", "-q", "--allow-empty", "-m", "half"); err != nil {
-			t.Fatal(err)
-		}
-		os.WriteFile(filepath.Join(r.Dir, "lib.go"), []byte("garbage\n"), 0o644)
-		os.WriteFile(filepath.Join(r.Dir, "new.go"), []byte("package lib\n"), 0o644)
-		os.WriteFile(filepath.Join(gitDir, "index.lock"), nil, 0o644)
-		cancel()
-		return ctx.Err()
-	})
-	if err == nil {
-		t.Fatal("step succeeded")
-	}
-	if _, err := os.Stat(filepath.Join(gitDir, stepFile)); err != nil {
-		t.Fatalf("no step record after the interruption: %v", err)
-	}
-	rec, err := RecoverDir(bg, r.Dir)
-	if err != nil || rec == nil || !rec.Lock {
-		t.Fatalf("RecoverDir = %+v, %v", rec, err)
-	}
-	if head, _ := r.ResolveCommit(bg, "HEAD"); head != before {
-		t.Errorf("HEAD = %s, want %s", head, before)
-	}
-	if st, _ := r.Status(bg); len(st) != 0 {
-		t.Errorf("work tree not clean: %q", st)
-	}
-	if again, err := RecoverDir(bg, r.Dir); again != nil || err != nil {
-		t.Errorf("second recovery = %+v, %v", again, err)
+	for _, lock := range []string{"index.lock", "HEAD.lock", "refs/heads/fork.lock"} {
+		t.Run(lock, func(t *testing.T) {
+			r, patch := repo(t)
+			bg := context.Background()
+			before, err := r.ResolveCommit(bg, "HEAD")
+			if err != nil {
+				t.Fatal(err)
+			}
+			gitDir, _ := r.GitDir(bg)
+			ctx, cancel := context.WithCancel(bg)
+			err = r.step(ctx, Undo{Restore: before, AbortAm: true, Clean: []string{"new.go"}}, []string{"am", patch}, func() error {
+				// What a git killed half-way leaves: a commit, a changed
+				// file, a new untracked file and a lock.
+				if _, err := r.Run(bg, "commit", "-q", "--allow-empty", "-m", "half"); err != nil {
+					t.Fatal(err)
+				}
+				os.WriteFile(filepath.Join(r.Dir, "lib.go"), []byte("garbage\n"), 0o644)
+				os.WriteFile(filepath.Join(r.Dir, "new.go"), []byte("package lib\n"), 0o644)
+				os.MkdirAll(filepath.Dir(filepath.Join(gitDir, lock)), 0o755)
+				os.WriteFile(filepath.Join(gitDir, lock), nil, 0o644)
+				cancel()
+				return ctx.Err()
+			})
+			if err == nil {
+				t.Fatal("step succeeded")
+			}
+			if _, err := os.Stat(filepath.Join(gitDir, stepFile)); err != nil {
+				t.Fatalf("no step record after the interruption: %v", err)
+			}
+			rec, err := RecoverDir(bg, r.Dir)
+			if err != nil || rec == nil || !rec.Lock {
+				t.Fatalf("RecoverDir = %+v, %v", rec, err)
+			}
+			if _, err := os.Stat(filepath.Join(gitDir, lock)); !os.IsNotExist(err) {
+				t.Errorf("%s left: %v", lock, err)
+			}
+			if head, _ := r.ResolveCommit(bg, "HEAD"); head != before {
+				t.Errorf("HEAD = %s, want %s", head, before)
+			}
+			if st, _ := r.Status(bg); len(st) != 0 {
+				t.Errorf("work tree not clean: %q", st)
+			}
+			if again, err := RecoverDir(bg, r.Dir); again != nil || err != nil {
+				t.Errorf("second recovery = %+v, %v", again, err)
+			}
+		})
 	}
 }
 
