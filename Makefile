@@ -74,7 +74,9 @@ test-sim-lines: tool
 # fault scenarios' smoke test (client-restart on the fork: 0 lost updates,
 # 0 duplicate runs, convergence) and the scale simulation's (20 simulated
 # nodes, 200 allocations: every one running on the servers, 0 lost
-# updates, convergence). CI runs exactly this.
+# updates, convergence), then `nomadfork vulns`: govulncheck against the
+# pinned offline database, gated by the line's vulns baseline (docs/vulns.md).
+# CI runs exactly this.
 test: deps test-tool apply check-lines
 	$(NOMADFORK) export -verify $(L)
 	$(NOMADFORK) test $(L)
