@@ -14,7 +14,7 @@ REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build release check check-lines test test-full test-tool test-sim test-sim-lines status-doc bench faults scale clean
+.PHONY: all deps tool apply build release check check-lines test test-full test-tool test-sim test-sim-lines status-doc bench faults scale vulns vulns-doc clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -86,7 +86,9 @@ test-sim-lines: tool
 # 0 duplicate runs, convergence; upgrade: a client swapped v1.5.3 → fork →
 # v1.5.3 on its data dir keeps its allocations and task processes) and the scale simulation's (20 simulated
 # nodes, 200 allocations: every one running on the servers, 0 lost
-# updates, convergence). CI runs exactly this.
+# updates, convergence), then `nomadfork vulns`: govulncheck against the
+# pinned offline database, gated by the line's vulns baseline (docs/vulns.md).
+# CI runs exactly this.
 test: deps test-tool apply check-lines
 	$(NOMADFORK) build -check-ui $(L)
 	$(NOMADFORK) export -verify $(L)
@@ -98,6 +100,7 @@ test: deps test-tool apply check-lines
 	$(NOMADFORK) bench -quick -topology multi -workload rolling,drain $(L)
 	$(NOMADFORK) faults -smoke $(L)
 	$(NOMADFORK) scale -smoke $(L)
+	nice -n 10 $(NOMADFORK) vulns $(L)
 
 # `make test-full`: `make test`, the release built and verified (a rebuild
 # with the same SHA256SUMS; zips, ELF platforms, `nomad version` of each
@@ -164,6 +167,23 @@ scale: tool
 	$(NOMADFORK) apply $(L)
 	scripts/build-variant.sh -src-only every-tick
 	nice -n 10 $(NOMADFORK) scale $(L) -variant every-tick=out/variants/src/every-tick
+
+# `make vulns`: on every maintained line (its work tree applied first),
+# govulncheck against the offline database pinned in tools/vulns (built once
+# into out/vulns/), the table, out/vulns/<line>/*.json and the gate against
+# patches/<line>/baseline/vulns-<line>.tsv (docs/vulns.md). `make test` runs
+# it on the default line. `make vulns-doc` also rewrites docs/security/<line>.md.
+vulns: tool
+	@rc=0; for l in $(LINES); do \
+		echo "$(NOMADFORK) apply -line $$l && nice -n 10 $(NOMADFORK) vulns -line $$l"; \
+		$(NOMADFORK) apply -line $$l && nice -n 10 $(NOMADFORK) vulns -line $$l || rc=1; \
+	done; exit $$rc
+
+vulns-doc: tool
+	@rc=0; for l in $(LINES); do \
+		echo "$(NOMADFORK) apply -line $$l && nice -n 10 $(NOMADFORK) vulns -doc -line $$l"; \
+		$(NOMADFORK) apply -line $$l && nice -n 10 $(NOMADFORK) vulns -doc -line $$l || rc=1; \
+	done; exit $$rc
 
 clean:
 	rm -rf bin out

@@ -107,6 +107,11 @@ PY
 run csi-16623-unfixed client/allocrunner/taskrunner/task_runner.go '	if tr.allocHookResources == nil {
 		tr.allocHookResources = &cstructs.AllocHookResources{}
 	}' '' ./client/allocrunner/ 'TestAllocRunner_Restore_Terminal_CSIMounts$'
+run migrate-dotdot-allowed client/allocwatcher/migrate_paths.go 'if rel == "." || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {' 'if rel == "." {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_PathEscape$'
+run migrate-through-symlink client/allocwatcher/migrate_paths.go '		if fi.Mode()&os.ModeSymlink != 0 {' '		if false && fi.Mode()&os.ModeSymlink != 0 {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SamePathTwice$'
+run migrate-symlink-outside client/allocwatcher/migrate_paths.go '	if filepath.IsAbs(target) {
+		return true
+	}' '' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SymlinkOutside$'
 git checkout -q -- client/allocrunner/alloc_runner.go
 git status --short
 exit $survived

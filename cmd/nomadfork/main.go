@@ -77,6 +77,7 @@ var commands = []command{
 	{"sandbox", "run a command inside the private network/mount/pid sandbox", runSandbox, false},
 	{"bench", "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)", runBench, false},
 	{"faults", "fault scenarios on a real cluster: lost updates, duplicate runs, time to converge", runFaults, false},
+	{"vulns", "govulncheck on the line's work tree against the pinned offline database; the baseline gate (-doc: docs/security/<line>.md)", runVulns, false},
 	{"scale", "N simulated nodes (sim/) against 3 servers: RPCs, Raft applies, CPU, memory per node; the fork vs rule variants", runScale, false},
 }
 
