@@ -14,7 +14,7 @@ REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build release check check-lines test test-full test-tool test-sim test-sim-lines status-doc bench faults scale vulns vulns-doc clean
+.PHONY: all deps tool apply build release check check-lines test test-full test-tool test-sim test-sim-lines status-doc bench faults scale vulns vulns-doc commands-doc clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -187,3 +187,8 @@ vulns-doc: tool
 
 clean:
 	rm -rf bin out
+
+# `make commands-doc`: regenerate docs/commands.md from the command table
+# (`go test ./cmd/nomadfork`, so `make test-tool` and CI, fails when it is stale).
+commands-doc:
+	NOMADFORK_UPDATE_DOCS=1 go test -count=1 -run '^TestCommandsDoc$$' ./cmd/nomadfork

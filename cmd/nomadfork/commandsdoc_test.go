@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// commandsDoc is the command reference generated from the command table:
+// the usage, then every command's summary and its help (`nomadfork help
+// <command>`). root is replaced by "." so the file is the same on every
+// machine.
+func commandsDoc(t *testing.T, root string) string {
+	t.Helper()
+	helpOf := func(args ...string) string {
+		var out bytes.Buffer
+		if code := run(context.Background(), append([]string{"-C", root}, args...), &out, &out); code != 0 {
+			t.Fatalf("nomadfork %s: exit %d\n%s", strings.Join(args, " "), code, out.String())
+		}
+		return strings.TrimRight(strings.ReplaceAll(out.String(), root, "."), "\n")
+	}
+	var b strings.Builder
+	b.WriteString("# nomadfork commands\n\n")
+	b.WriteString("Generated from the command table (`cmd/nomadfork`) by `make commands-doc`;\n")
+	b.WriteString("`go test ./cmd/nomadfork` (so CI) fails when this file is stale.\n\n")
+	fmt.Fprintf(&b, "```\n%s\n```\n", helpOf("help"))
+	for _, c := range commands {
+		fmt.Fprintf(&b, "\n## %s\n\n%s.\n\n```\n%s\n```\n", c.name, c.summary, helpOf("help", c.name))
+	}
+	return b.String()
+}
+
+// docs/commands.md is the command table's current reference, and every
+// command has help of its own beyond its summary.
+func TestCommandsDoc(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands {
+		var out bytes.Buffer
+		run(context.Background(), []string{"-C", root, "help", c.name}, &out, &out)
+		if lines := strings.Count(strings.TrimSpace(out.String()), "\n"); lines < 2 {
+			t.Errorf("nomadfork help %s: %d lines of help, want a usage line and a description", c.name, lines+1)
+		}
+	}
+	want := commandsDoc(t, root)
+	file := filepath.Join(root, "docs", "commands.md")
+	if os.Getenv("NOMADFORK_UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(file, []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	got, err := os.ReadFile(file)
+	if err != nil || string(got) != want {
+		t.Errorf("%s is stale (or missing: %v); run `make commands-doc`", file, err)
+	}
+}
