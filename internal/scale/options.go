@@ -42,7 +42,7 @@ type Scenario struct {
 // DefaultScenario is `make scale`'s size: the largest that runs clean on a
 // shared 2-core machine. Memory is not the limit (about 2 MiB per node);
 // at 500 nodes the simulated nodes, starved of CPU, miss heartbeats and the
-// servers mark them down (see README). max_parallel is a quarter of a
+// servers mark them down (see docs/scale.md). max_parallel is a quarter of a
 // job's count, so each job rolls in 4 or 5 steps.
 var DefaultScenario = Scenario{
 	Nodes: 250, AllocsPerNode: 10, Jobs: 10, MaxParallel: 60, MinHealthy: 2 * time.Second,
