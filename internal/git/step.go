@@ -222,19 +222,29 @@ func NewFiles(path string) ([]string, error) {
 	return files, sc.Err()
 }
 
-// Switch checks out target on branch (forced, as `git checkout --force -B
-// branch target`) as one step: interrupted, the work tree returns to the
-// commit HEAD was at, without the files target adds.
-func (r *Repo) Switch(ctx context.Context, branch, target string) error {
+// undoMovingTo is the Undo of a step that moves HEAD to target: back to
+// the commit HEAD is at, without the files target adds.
+func (r *Repo) undoMovingTo(ctx context.Context, target string) (Undo, error) {
 	before, err := r.ResolveCommit(ctx, "HEAD")
 	if err != nil {
-		return err
+		return Undo{}, err
 	}
 	undo := Undo{Restore: before}
 	if before != "" {
 		if undo.Clean, err = r.Lines(ctx, "diff", "--name-only", "--no-renames", "--diff-filter=A", before, target); err != nil {
-			return err
+			return Undo{}, err
 		}
+	}
+	return undo, nil
+}
+
+// Switch checks out target on branch (forced, as `git checkout --force -B
+// branch target`) as one step: interrupted, the work tree returns to the
+// commit HEAD was at, without the files target adds.
+func (r *Repo) Switch(ctx context.Context, branch, target string) error {
+	undo, err := r.undoMovingTo(ctx, target)
+	if err != nil {
+		return err
 	}
 	_, err = r.Step(ctx, undo, "checkout", "--quiet", "--force", "-B", branch, target)
 	return err
@@ -243,15 +253,9 @@ func (r *Repo) Switch(ctx context.Context, branch, target string) error {
 // ResetHard resets HEAD, its branch, the index and the tracked files to
 // target as one step (interrupted: back to where HEAD was).
 func (r *Repo) ResetHard(ctx context.Context, target string) error {
-	before, err := r.ResolveCommit(ctx, "HEAD")
+	undo, err := r.undoMovingTo(ctx, target)
 	if err != nil {
 		return err
-	}
-	undo := Undo{Restore: before}
-	if before != "" {
-		if undo.Clean, err = r.Lines(ctx, "diff", "--name-only", "--no-renames", "--diff-filter=A", before, target); err != nil {
-			return err
-		}
 	}
 	_, err = r.Step(ctx, undo, "reset", "--quiet", "--hard", target)
 	return err
