@@ -211,8 +211,27 @@ func TestFaultExtractDetachedHead(t *testing.T) {
 	p.twoPatches()
 	p.git("checkout", "-q", "HEAD~1")
 	before := p.snapshot()
-	p.expect(p.nomadfork("extract"), 1, "is detached", "not the tip of the \"fork\" branch", "git checkout fork")
+	p.expect(p.nomadfork("extract"), 1, "is detached", "not the tip of the \"fork\" branch", "checkout fork", "cherry-pick")
 	p.mustEqual(before)
+}
+
+// A commit made on a detached HEAD on top of the fork branch: extract's
+// advice keeps it (the branch moves to HEAD), and the next extract makes
+// it a patch. Advising `git checkout fork` left it behind.
+func TestFaultExtractDetachedCommitKept(t *testing.T) {
+	p := newProject(t)
+	p.twoPatches()
+	p.git("checkout", "-q", "--detach", "HEAD")
+	p.commitFile("lib/detached.go", "package lib\n", "lib: a commit on a detached HEAD")
+	before := p.snapshot()
+	r := p.nomadfork("extract")
+	p.expect(r, 1, "is detached", "checkout -B fork")
+	p.mustEqual(before)
+	p.git("checkout", "-q", "-B", "fork")
+	r = p.mustRun("extract")
+	if !strings.Contains(r.stdout, "0003") {
+		t.Errorf("the detached commit did not become 0003:\n%s", r.stdout)
+	}
 }
 
 func TestFaultExportEmpty(t *testing.T) {

@@ -115,9 +115,16 @@ func (t *Tree) Require(ctx context.Context, n Need) error {
 				where = "on " + strings.TrimPrefix(ref, "refs/heads/")
 			}
 			head, _ := t.Repo.Line(ctx, "rev-parse", "--short", "HEAD")
+			// Commits made on top of the fork branch's tip (on a detached
+			// HEAD, say) are kept by moving the branch to HEAD; any other
+			// HEAD's own commits are picked onto the branch.
+			hint := fmt.Sprintf("run `git -C %s checkout -B %s` (the branch moves to HEAD, keeping its commits), then `nomadfork %s` again", t.Dir, ForkBranch, n.Verb)
+			if _, err := t.Repo.Run(ctx, "merge-base", "--is-ancestor", ForkBranch, "HEAD"); err != nil {
+				hint = fmt.Sprintf("run `git -C %s checkout %s`, pick the commits of %s you want to keep onto it (`git -C %s cherry-pick %s..%s`), then `nomadfork %s` again", t.Dir, ForkBranch, head, t.Dir, ForkBranch, head, n.Verb)
+			}
 			return &RefusalError{
 				What: fmt.Sprintf("HEAD of %s is %s at %s, not the tip of the %q branch: `nomadfork %s` would take the commits up to HEAD as the whole series and lose the later patches", t.Dir, where, head, ForkBranch, n.Verb),
-				Hint: fmt.Sprintf("run `git checkout %s` in %s (after committing there what you want to keep), then `nomadfork %s` again", ForkBranch, t.Dir, n.Verb),
+				Hint: hint,
 			}
 		}
 	}
