@@ -89,6 +89,27 @@ func TestCrashB1RebaseOntoExistingLine(t *testing.T) {
 
 // B2: drop's edit of a patch file survives the next extract, and so does a
 // hand edit: extract refuses to overwrite it, naming the way to keep it.
+// drop while the work tree holds a commit not yet extracted is refused,
+// and the advised extract then drop keep both: before, drop edited the
+// patch file, and apply and extract each advised the other (each -force
+// discarding one of the two edits).
+func TestCrashDropOverUnextractedCommit(t *testing.T) {
+	p := newProject(t)
+	p.twoPatches()
+	p.commitFile("lib/extra.go", "package lib\n", "lib: an extra commit")
+	before := p.snapshot()
+	r := p.nomadfork("drop", "0002", "-applied-upstream", "v1.1.0")
+	p.expect(r, 1, "has commits that patches/ does not hold yet", "0003-lib-an-extra-commit.patch", "nomadfork extract")
+	p.mustEqual(before)
+	p.mustRun("extract")
+	p.mustRun("drop", "0002", "-applied-upstream", "v1.1.0")
+	p.mustRun("extract")
+	containsAll(t, "0002 after drop", p.read(filepath.Join(p.lineDir(), "0002-lib-make-F20-return-200.patch")), "Upstream-Status: applied v1.1.0\n")
+	if !p.exists(filepath.Join(p.lineDir(), "0003-lib-an-extra-commit.patch")) {
+		t.Errorf("the extra commit is not 0003")
+	}
+}
+
 func TestCrashB2NoSilentUndo(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()

@@ -322,6 +322,9 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if err := t.Require(ctx, worktree.Need{Verb: "drop", NoOp: true}); err != nil {
 		return err
 	}
+	if err := refuseUnextracted(ctx, e); err != nil {
+		return err
+	}
 	cur, err := e.loadPin()
 	if err != nil {
 		return err
@@ -332,6 +335,30 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%s: Upstream-Status: applied %s; the next rebase onto %s or later drops it\n", patch.Name, *applied, *applied)
 	return e.reapply(ctx, patch.Name)
+}
+
+// refuseUnextracted refuses a verb that edits a patch file while the work
+// tree holds commits not in patches/: the file's edit and the commits
+// could then each be kept only by discarding the other (apply and extract
+// would each advise the other).
+func refuseUnextracted(ctx context.Context, e *env) error {
+	t := e.tree
+	if !t.Exists() || !t.Repo.IsRepo(ctx) {
+		return ctx.Err()
+	}
+	patches, err := series.List(e.patches)
+	if err != nil {
+		return err
+	}
+	lost, err := t.Unexported(ctx, patches)
+	if err != nil || len(lost) == 0 {
+		return err
+	}
+	return &worktree.RefusalError{
+		What:  e.relWorkTree() + " has commits that patches/ does not hold yet:",
+		Items: lost,
+		Hint:  fmt.Sprintf("run `nomadfork extract%s` first (or `nomadfork apply -force%s` to discard them), then drop again", e.lineArg(), e.lineArg()),
+	}
 }
 
 // reapply applies the series again after a verb edited the patch file
