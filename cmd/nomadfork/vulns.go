@@ -158,4 +158,3 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "vulns: ok against %s (%d entries)\n", relBaseline, len(base.Entries))
 	return nil
 }
-

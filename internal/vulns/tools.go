@@ -204,4 +204,3 @@ func lastLines(b []byte, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-

@@ -159,4 +159,3 @@ func TestParseBaselineErrors(t *testing.T) {
 		t.Errorf("Format does not round-trip: %q", b.Format())
 	}
 }
-
