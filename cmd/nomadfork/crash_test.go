@@ -93,6 +93,20 @@ func TestCrashB1RebaseOntoExistingLine(t *testing.T) {
 // and the advised extract then drop keep both: before, drop edited the
 // patch file, and apply and extract each advised the other (each -force
 // discarding one of the two edits).
+// Rewording the subject of a patch another one depends on renames its file
+// but keeps its number: extract writes the series (it refused every time,
+// -force included, taking the renamed dependency for one that left).
+func TestCrashRewordedDependency(t *testing.T) {
+	p := newProject(t)
+	p.graphSeries(true)
+	p.git("-c", "sequence.editor=sed -i '1s/^pick/reword/'", "-c", "core.editor=sed -i '1s/.*/lib: add the function G/'", "rebase", "-q", "-i", "upstream")
+	r := p.mustRun("extract")
+	if !p.exists(filepath.Join(p.lineDir(), "0001-lib-add-the-function-G.patch")) || p.exists(filepath.Join(p.lineDir(), "0001-lib-add-G.patch")) {
+		t.Errorf("0001 not renamed:\n%s", r.stdout)
+	}
+	containsAll(t, "0003 after the reword", p.read(filepath.Join(p.lineDir(), "0003-lib-make-F20-use-G.patch")), "Depends-On: 0001\n")
+}
+
 func TestCrashDropOverUnextractedCommit(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()

@@ -186,7 +186,8 @@ var dependsLineRE = regexp.MustCompile(`(?m)^Depends-On: ([0-9]{4})$`)
 // when the numbering of the series changed: a commit the series in old
 // held (by its file name without the number) keeps depending on the same
 // patches under their new numbers. New commits keep their trailers as
-// written. A dependency that left the series is refused.
+// written. A dependency whose subject changed keeps its number when it
+// stays in place; one that left the series is refused.
 func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) error {
 	files, err := series.Export(ctx, t.Repo, base, "HEAD")
 	if err != nil {
@@ -226,6 +227,14 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) er
 			}
 			n, ok := newBySlug[series.Slug(depName)]
 			if !ok {
+				// Reworded in place: the patch now at the same number has
+				// a name no patch of the old series had, so it is the
+				// dependency under a new subject.
+				if d <= len(files) {
+					if _, other := oldBySlug[series.Slug(files[d-1].Name)]; !other {
+						continue
+					}
+				}
 				return &DependencyGoneError{Patch: oldName, Dep: depName, Number: d}
 			}
 			if n != d {
