@@ -67,6 +67,10 @@ var interruptScenarios = []interruptScenario{
 		p.mustFail("rebase", "-onto", "v1.0.2")
 		p.resolve("lib/lib.go", "func F10() int { return 100 } // merged\n")
 	}, verb: []string{"rebase", "-continue"}, line: "v1.0.2"},
+	{name: "rebase-abort", setup: func(p *project) {
+		p.conflictSeries()
+		p.mustFail("rebase", "-onto", "v1.0.2")
+	}, verb: []string{"rebase", "-abort"}},
 	{name: "apply-continue", setup: func(p *project) {
 		p.conflictSeries()
 		p.repin("v1.0.2")

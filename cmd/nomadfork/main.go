@@ -246,10 +246,17 @@ func lookup(name string) *command {
 func resumeCommand(e *env, name string, args []string) string {
 	if name == "rebase" {
 		if r := e.rebaser(); r.InProgress(context.Background()) {
-			if e.rebasing != "" && !e.line.Default {
-				return "nomadfork rebase -continue -line " + e.rebasing
+			// An interrupted -abort is finished by -abort again.
+			verb := "-continue"
+			for _, a := range args {
+				if a == "-abort" || a == "--abort" {
+					verb = "-abort"
+				}
 			}
-			return "nomadfork rebase -continue"
+			if e.rebasing != "" && !e.line.Default {
+				return "nomadfork rebase " + verb + " -line " + e.rebasing
+			}
+			return "nomadfork rebase " + verb
 		}
 	}
 	if name == "apply" {
