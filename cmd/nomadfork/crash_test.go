@@ -107,6 +107,26 @@ func TestCrashRewordedDependency(t *testing.T) {
 	containsAll(t, "0003 after the reword", p.read(filepath.Join(p.lineDir(), "0003-lib-make-F20-use-G.patch")), "Depends-On: 0001\n")
 }
 
+// Dropping a patch and rewording a later one in the same rebase: the
+// reworded commit is matched to its old patch by patch-id, so its
+// Depends-On follows the renumbering (it kept the old number, which then
+// named the wrong patch — itself here — with extract and check passing).
+func TestCrashRewordedAndRenumbered(t *testing.T) {
+	p := newProject(t)
+	p.mustRun("apply", "-allow-empty")
+	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
+	p.commitFile("lib/g.go", "package lib\n\n// G returns 19.\nfunc G() int { return 19 }\n", "lib: add G")
+	p.commitEditWith("lib/lib.go", "return 20 }", "return G() + 1 }", "lib: make F20 use G", "Depends-On: 0002")
+	p.mustRun("extract")
+	p.git("-c", "sequence.editor=sed -i '1s/^pick/drop/; 3s/^pick/reword/'", "-c", "core.editor=sed -i '1s/.*/lib: make F20 call G/'", "rebase", "-q", "-i", "upstream")
+	p.mustRun("extract")
+	got := p.read(filepath.Join(p.lineDir(), "0002-lib-make-F20-call-G.patch"))
+	if !strings.Contains(got, "Depends-On: 0001\n") || strings.Contains(got, "Depends-On: 0002\n") {
+		t.Errorf("the reworded 0002 does not depend on 0001 (lib: add G):\n%s", got)
+	}
+	p.mustRun("check", "-no-build")
+}
+
 func TestCrashDropOverUnextractedCommit(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()

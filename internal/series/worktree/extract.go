@@ -1,6 +1,7 @@
 package worktree
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -195,20 +196,37 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) er
 	}
 	oldByNum := map[int]string{}
 	oldBySlug := map[string]series.Patch{}
+	oldByID := map[string]series.Patch{}
 	for _, p := range old {
 		oldByNum[p.Number] = p.Name
 		oldBySlug[series.Slug(p.Name)] = p
+		if id := t.patchID(ctx, p.Data); id != "" {
+			oldByID[id] = p
+		}
 	}
+	// Each commit's patch of the old series: by its file name, else (its
+	// subject was reworded) by its diff's patch-id.
+	matched := make([]*series.Patch, len(files))
 	newBySlug := map[string]int{}
 	for i, f := range files {
 		newBySlug[series.Slug(f.Name)] = i + 1
+		if op, ok := oldBySlug[series.Slug(f.Name)]; ok {
+			matched[i] = &op
+		} else if op, ok := oldByID[t.patchID(ctx, f.Data)]; ok {
+			matched[i] = &op
+		}
+	}
+	for i, op := range matched {
+		if op != nil {
+			newBySlug[series.Slug(op.Name)] = i + 1
+		}
 	}
 	msgs := map[int]func(string) string{}
 	for i, f := range files {
-		op, ok := oldBySlug[series.Slug(f.Name)]
-		if !ok || op.Meta == nil {
+		if matched[i] == nil || matched[i].Meta == nil {
 			continue
 		}
+		op := *matched[i]
 		oldName := op.Name
 		md, err := metadata.Parse(f.Data)
 		if err != nil {
@@ -257,6 +275,19 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) er
 		return nil
 	}
 	return t.rewriteMessages(ctx, base, msgs)
+}
+
+// patchID returns the stable patch-id of a patch file's diff (the same
+// for the same change whatever its message), or "" if git cannot tell.
+func (t *Tree) patchID(ctx context.Context, data []byte) string {
+	cmd := t.Repo.Command(ctx, "patch-id", "--stable")
+	cmd.Stdin = bytes.NewReader(data)
+	out, err := cmd.Output()
+	if err != nil {
+		return ""
+	}
+	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
+	return id
 }
 
 // rewriteMessages replaces the messages of the commits base..HEAD that
