@@ -64,21 +64,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 			if r.Fault != f {
 				continue
 			}
-			for _, n := range r.Notes {
-				fmt.Fprintf(w, "  %s: %s\n", r.Label, n)
-			}
-			if len(r.ExpectedLost) > 0 {
-				fmt.Fprintf(w, "  %s: dropped on purpose: %s\n", r.Label, strings.Join(shortIDs(r.ExpectedLost), ", "))
-			}
-			for _, x := range r.Lost {
-				fmt.Fprintf(w, "  %s: lost: %s\n", r.Label, x)
-			}
-			for _, x := range r.Duplicates {
-				fmt.Fprintf(w, "  %s: duplicate: %s\n", r.Label, x)
-			}
-			if r.Error != "" {
-				fmt.Fprintf(w, "  %s: error: %s\n", r.Label, firstLine(r.Error))
-			}
+			writeFindings(w, r)
 		}
 	}
 	fmt.Fprintf(w, "\n%d run(s) in %.0f min; %d not ok\n", len(rep.Results), rep.Seconds/60, rep.Failed())
@@ -143,18 +129,7 @@ func writeUpgrade(w io.Writer, rep *Report, fault string) error {
 				fmt.Fprintf(w, "  %s: %s → %s: %d log line(s) of allocations in terminal (not counted), e.g. %s\n", r.Label, s.From, s.To, n, s.TerminalLogErrors[0])
 			}
 		}
-		for _, n := range r.Notes {
-			fmt.Fprintf(w, "  %s: %s\n", r.Label, n)
-		}
-		for _, x := range r.Lost {
-			fmt.Fprintf(w, "  %s: lost: %s\n", r.Label, x)
-		}
-		for _, x := range r.Duplicates {
-			fmt.Fprintf(w, "  %s: duplicate: %s\n", r.Label, x)
-		}
-		if r.Error != "" {
-			fmt.Fprintf(w, "  %s: error: %s\n", r.Label, firstLine(r.Error))
-		}
+		writeFindings(w, r)
 	}
 	return nil
 }
@@ -177,4 +152,24 @@ func load(l float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f", l)
+}
+
+// writeFindings writes a run's notes, the updates it dropped on purpose,
+// its lost updates, duplicate runs and error, a line each.
+func writeFindings(w io.Writer, r *Result) {
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  %s: %s\n", r.Label, n)
+	}
+	if len(r.ExpectedLost) > 0 {
+		fmt.Fprintf(w, "  %s: dropped on purpose: %s\n", r.Label, strings.Join(shortIDs(r.ExpectedLost), ", "))
+	}
+	for _, x := range r.Lost {
+		fmt.Fprintf(w, "  %s: lost: %s\n", r.Label, x)
+	}
+	for _, x := range r.Duplicates {
+		fmt.Fprintf(w, "  %s: duplicate: %s\n", r.Label, x)
+	}
+	if r.Error != "" {
+		fmt.Fprintf(w, "  %s: error: %s\n", r.Label, firstLine(r.Error))
+	}
 }
