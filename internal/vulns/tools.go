@@ -128,6 +128,9 @@ func (t Tools) buildTools(ctx context.Context, bin string) error {
 		return nil
 	}
 	fmt.Fprintf(t.Log, "==> building govulncheck and indexdb from %s (once)\n", t.ModDir)
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		return fmt.Errorf("building the vulnerability tools: %w", err)
+	}
 	tmp, err := os.MkdirTemp(filepath.Dir(bin), ".build-*")
 	if err != nil {
 		return fmt.Errorf("building the vulnerability tools: %w", err)

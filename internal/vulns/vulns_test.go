@@ -2,6 +2,7 @@ package vulns
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,5 +158,27 @@ func TestParseBaselineErrors(t *testing.T) {
 	b := mustBaseline(t, "# comment", "", vulnlibOpen, "GO-2099-0002\texample.com/synth\tfixed:0007\tpatch")
 	if again := mustBaseline(t, string(b.Format())); len(again.Entries) != 2 || again.Entries[0].StatusText() != "fixed:0007" {
 		t.Errorf("Format does not round-trip: %q", b.Format())
+	}
+}
+
+// TestBuildToolsFreshCache builds the tools into a cache directory that
+// does not exist yet, as on a fresh clone (CI once failed there).
+func TestBuildToolsFreshCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds govulncheck and indexdb")
+	}
+	tools := Tools{
+		ModDir: filepath.Join("..", "..", "tools", "vulns"),
+		Cache:  filepath.Join(t.TempDir(), "out", "vulns"),
+		Log:    io.Discard,
+	}
+	bin := filepath.Join(tools.Cache, "tools", "k")
+	if err := tools.buildTools(context.Background(), bin); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"govulncheck", "indexdb"} {
+		if !fileExists(filepath.Join(bin, name)) {
+			t.Errorf("%s not built into %s", name, bin)
+		}
 	}
 }
