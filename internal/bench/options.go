@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/mod/semver"
-
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/flagargs"
 )
 
@@ -197,24 +196,6 @@ func ParseOptions(args []string) (Options, error) {
 	return o, o.Validate()
 }
 
-// Variant is a binary given with -variant name=path.
-type Variant struct{ Name, Path string }
-
-// VariantFlag collects -variant name=path.
-type VariantFlag []Variant
-
-func (v *VariantFlag) String() string { return "" }
-
-// Set adds a variant.
-func (v *VariantFlag) Set(s string) error {
-	name, path, ok := strings.Cut(s, "=")
-	if !ok || name == "" || path == "" {
-		return fmt.Errorf("want name=/path/to/nomad, got %q", s)
-	}
-	*v = append(*v, Variant{name, path})
-	return nil
-}
-
 // Config is the bench verb's options.
 type Config struct {
 	Scenario
@@ -224,7 +205,7 @@ type Config struct {
 	Quick      bool
 	Rounds     int
 	Versions   string
-	Variants   VariantFlag
+	Variants   experiment.VariantFlag
 	Out        string
 	Retry      bool
 	Warmup     bool
@@ -289,7 +270,7 @@ func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	fs.Var(topologiesFlag{&c.Topologies}, "topology", "comma-separated `shapes` of the cluster, each run in turn: "+topologyUsage+"; both is single,multi")
 	fs.BoolVar(&c.Quick, "quick", false, "smoke test: every workload at a small N (-n defaults: "+SmokeSizes.String()+"), 1 round, the fork only, -topology single, no warm-up, output in <o>/quick (<o>/quick-multi with -topology multi); a workload whose scenario did not happen fails it")
 	fs.IntVar(&c.Rounds, "r", DefaultRounds, "`rounds`: runs of each binary on each topology, interleaved")
-	fs.StringVar(&c.Versions, "versions", "", "comma-separated `labels` to run: the pinned version (unpatched), fork, upstream versions such as "+RefVersion+" (default: the pinned version, fork, "+RefVersion+" — once if the pinned version is "+RefVersion+"; -quick: fork)")
+	fs.StringVar(&c.Versions, "versions", "", "comma-separated `labels` to run: the pinned version (unpatched), fork, upstream versions such as "+experiment.RefVersion+" (default: the pinned version, fork, "+experiment.RefVersion+" — once if the pinned version is "+experiment.RefVersion+"; -quick: fork)")
 	fs.Var(&c.Variants, "variant", "also run `name=path`, a nomad binary built elsewhere (a rule variant), labelled name (repeatable)")
 	fs.StringVar(&c.Out, "o", out, "output `dir`: binaries, sources, runs, JSON and charts")
 	fs.BoolVar(&c.Retry, "retry", true, "run a failed run once more (reported)")
@@ -298,23 +279,12 @@ func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	fs.StringVar(&c.From, "from", "", "run nothing: redo the tables, summary and charts of a bench.json `file` in its directory, with the labels it holds")
 }
 
-// DefaultLabels are the labels the bench runs without -versions: the
-// pinned version base, the fork and the reference version, each once (on
-// the line pinned at the reference version, base is the reference).
-func DefaultLabels(base string) []string {
-	labels := []string{base, ForkLabel}
-	if RefVersion != base {
-		labels = append(labels, RefVersion)
-	}
-	return labels
-}
-
 // Resolve applies -quick's defaults to the flags not given (set lists the
 // given ones, see flag.FlagSet.Visit) and checks the values; it returns
 // the labels to build and run, base first, and the results directory.
 func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir string, err error) {
 	c.set = set
-	labels = DefaultLabels(base)
+	var defaults []string // experiment.DefaultLabels
 	// The agents run in other directories: binaries and data need a path
 	// that does not depend on the working directory.
 	if c.Out, err = filepath.Abs(c.Out); err != nil {
@@ -339,26 +309,14 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 		if !set["topology"] {
 			c.Topologies = []cluster.Topology{cluster.Single}
 		}
-		labels = []string{ForkLabel}
+		defaults = []string{experiment.ForkLabel}
 		dir = filepath.Join(c.Out, "quick")
 		if len(c.Topologies) != 1 || c.Topologies[0] != cluster.Single {
 			dir += "-" + topologiesName(c.Topologies)
 		}
 	}
-	if c.Versions != "" {
-		if labels, err = ParseLabels(c.Versions, base); err != nil {
-			return nil, "", fmt.Errorf("-versions: %w; other binaries go in -variant", err)
-		}
-	}
-	for _, v := range c.Variants {
-		for _, l := range labels {
-			if l == v.Name {
-				return nil, "", fmt.Errorf("-variant %s: the label is taken", v.Name)
-			}
-		}
-	}
-	if len(labels)+len(c.Variants) == 0 {
-		return nil, "", errors.New("nothing to run")
+	if labels, err = experiment.ResolveLabels(c.Versions, base, defaults, c.Variants); err != nil {
+		return nil, "", err
 	}
 	if c.Rounds < 1 {
 		return nil, "", errors.New("-r must be at least 1")
@@ -377,23 +335,4 @@ func topologiesName(ts []cluster.Topology) string {
 		s = append(s, string(t))
 	}
 	return strings.Join(s, "-")
-}
-
-// ParseLabels parses a comma-separated list of binary labels: the pinned
-// version base (unpatched), the fork, or another upstream version.
-func ParseLabels(list, base string) ([]string, error) {
-	var labels []string
-	for _, l := range strings.Split(list, ",") {
-		l = strings.TrimSpace(l)
-		if l != base && l != ForkLabel && !semver.IsValid(l) {
-			return nil, fmt.Errorf("unknown label %q (want %s, %s or an upstream version such as %s)", l, base, ForkLabel, RefVersion)
-		}
-		for _, seen := range labels {
-			if seen == l {
-				return nil, fmt.Errorf("%s given twice", l)
-			}
-		}
-		labels = append(labels, l)
-	}
-	return labels, nil
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 func TestOptionsRoundTrip(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // The upgrade and mixed scenarios run two binaries: the pinned version's

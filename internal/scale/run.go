@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )

@@ -1,4 +1,4 @@
-package bench
+package experiment
 
 import (
 	"context"
@@ -156,10 +156,10 @@ func (b *Builder) Fork(ctx context.Context) (Binary, error) {
 		return Binary{}, errors.New("the work tree has no HEAD: run `nomadfork apply` first")
 	}
 	if stopped, err := b.Tree.AmInProgress(ctx); err == nil && stopped {
-		fmt.Fprintf(b.Log, "note: an apply is stopped in %s; the fork binary is its HEAD %s, which may lack patches\n", b.Tree.Dir, short(commit))
+		fmt.Fprintf(b.Log, "note: an apply is stopped in %s; the fork binary is its HEAD %s, which may lack patches\n", b.Tree.Dir, ShortCommit(commit))
 	}
 	if dirty, err := b.Tree.Repo.Status(ctx); err == nil && len(dirty) > 0 {
-		fmt.Fprintf(b.Log, "note: %s has uncommitted changes; the fork binary is built from HEAD %s without them\n", b.Tree.Dir, short(commit))
+		fmt.Fprintf(b.Log, "note: %s has uncommitted changes; the fork binary is built from HEAD %s without them\n", b.Tree.Dir, ShortCommit(commit))
 	}
 	return b.buildCommit(ctx, ForkLabel, commit, buildMeta{Commit: commit, Metadata: b.ForkRelease})
 }
@@ -176,7 +176,7 @@ func (b *Builder) Upstream(ctx context.Context, version string) (Binary, error) 
 	if have, ok := b.loadMeta(label); ok && have.Commit != "" {
 		want.Commit = have.Commit
 		if have.equal(want) {
-			fmt.Fprintf(b.Log, "reusing %s (upstream %s, commit %s)\n", b.binPath(label), version, short(have.Commit))
+			fmt.Fprintf(b.Log, "reusing %s (upstream %s, commit %s)\n", b.binPath(label), version, ShortCommit(have.Commit))
 			return Binary{Label: label, Path: b.binPath(label), Source: have.Commit}, nil
 		}
 	}
@@ -202,7 +202,7 @@ func (b *Builder) buildCommit(ctx context.Context, label, commit string, want bu
 	bin := Binary{Label: label, Path: b.binPath(label), Source: commit}
 	want.Build = build.Test.ID()
 	if have, ok := b.loadMeta(label); ok && have.equal(want) {
-		fmt.Fprintf(b.Log, "reusing %s (commit %s)\n", bin.Path, short(commit))
+		fmt.Fprintf(b.Log, "reusing %s (commit %s)\n", bin.Path, ShortCommit(commit))
 		return bin, nil
 	}
 	src := filepath.Join(b.Dir, "src", label)
@@ -215,7 +215,7 @@ func (b *Builder) buildCommit(ctx context.Context, label, commit string, want bu
 		return bin, err
 	}
 	_ = os.Remove(bin.Path + ".json")
-	err = progress.Step(b.Log, fmt.Sprintf("building %s nomad (commit %s) into %s", label, short(commit), bin.Path), func() error {
+	err = progress.Step(b.Log, fmt.Sprintf("building %s nomad (commit %s) into %s", label, ShortCommit(commit), bin.Path), func() error {
 		return build.Nomad(ctx, src, bin.Path, stamp)
 	})
 	if err != nil {
@@ -250,7 +250,8 @@ func External(label, path string) (Binary, error) {
 	return Binary{Label: label, Path: abs, Source: "external", Variant: true}, nil
 }
 
-func short(commit string) string {
+// ShortCommit is a commit's first 12 hex digits (a "+CHANGES" suffix dropped).
+func ShortCommit(commit string) string {
 	c := strings.TrimSuffix(commit, "+CHANGES")
 	if len(c) > 12 {
 		c = c[:12]
