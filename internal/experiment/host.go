@@ -23,7 +23,6 @@ func NewHeader(command string) Header {
 	return Header{Date: time.Now().UTC(), Command: command, Machine: Machine(), Cores: runtime.NumCPU()}
 }
 
-
 // BusySeconds returns the CPU seconds the machine has spent not idle since
 // boot, summed over its cores (/proc/stat).
 func BusySeconds() (float64, error) {

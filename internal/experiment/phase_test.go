@@ -70,4 +70,3 @@ func TestDiff(t *testing.T) {
 		t.Errorf("the single topology has no link bytes: %+v", up.ClientBytes)
 	}
 }
-
