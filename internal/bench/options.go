@@ -204,13 +204,11 @@ type Config struct {
 	Topologies []cluster.Topology
 	Quick      bool
 	Rounds     int
-	Versions   string
-	Variants   experiment.VariantFlag
-	Out        string
-	Retry      bool
-	Warmup     bool
-	BuildOnly  bool
-	From       string
+	// RunFlags are -versions, -variant, -o and -from.
+	experiment.RunFlags
+	Retry     bool
+	Warmup    bool
+	BuildOnly bool
 
 	set map[string]bool
 }
@@ -270,13 +268,15 @@ func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	fs.Var(topologiesFlag{&c.Topologies}, "topology", "comma-separated `shapes` of the cluster, each run in turn: "+topologyUsage+"; both is single,multi")
 	fs.BoolVar(&c.Quick, "quick", false, "smoke test: every workload at a small N (-n defaults: "+SmokeSizes.String()+"), 1 round, the fork only, -topology single, no warm-up, output in <o>/quick (<o>/quick-multi with -topology multi); a workload whose scenario did not happen fails it")
 	fs.IntVar(&c.Rounds, "r", DefaultRounds, "`rounds`: runs of each binary on each topology, interleaved")
-	fs.StringVar(&c.Versions, "versions", "", "comma-separated `labels` to run: the pinned version (unpatched), fork, upstream versions such as "+experiment.RefVersion+" (default: the pinned version, fork, "+experiment.RefVersion+" — once if the pinned version is "+experiment.RefVersion+"; -quick: fork)")
-	fs.Var(&c.Variants, "variant", "also run `name=path`, a nomad binary built elsewhere (a rule variant), labelled name (repeatable)")
-	fs.StringVar(&c.Out, "o", out, "output `dir`: binaries, sources, runs, JSON and charts")
+	c.RunFlags.Flags(fs, out, experiment.FlagHelp{
+		Versions: "comma-separated `labels` to run: the pinned version (unpatched), fork, upstream versions such as " + experiment.RefVersion + " (default: the pinned version, fork, " + experiment.RefVersion + " — once if the pinned version is " + experiment.RefVersion + "; -quick: fork)",
+		Variant:  "also run `name=path`, a nomad binary built elsewhere (a rule variant), labelled name (repeatable)",
+		Out:      "output `dir`: binaries, sources, runs, JSON and charts",
+		From:     "run nothing: redo the tables, summary and charts of a bench.json `file` in its directory, with the labels it holds",
+	})
 	fs.BoolVar(&c.Retry, "retry", true, "run a failed run once more (reported)")
 	fs.BoolVar(&c.Warmup, "warmup", true, "run the first binary once before the rounds, not counted (-quick: false)")
 	fs.BoolVar(&c.BuildOnly, "build-only", false, "build or reuse the binaries, then stop")
-	fs.StringVar(&c.From, "from", "", "run nothing: redo the tables, summary and charts of a bench.json `file` in its directory, with the labels it holds")
 }
 
 // Resolve applies -quick's defaults to the flags not given (set lists the
@@ -287,8 +287,8 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 	var defaults []string // experiment.DefaultLabels
 	// The agents run in other directories: binaries and data need a path
 	// that does not depend on the working directory.
-	if c.Out, err = filepath.Abs(c.Out); err != nil {
-		return nil, "", fmt.Errorf("-o: %w", err)
+	if c.Out, err = c.RunFlags.Dir(""); err != nil {
+		return nil, "", err
 	}
 	dir = c.Out
 	if c.Quick {
@@ -315,7 +315,7 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 			dir += "-" + topologiesName(c.Topologies)
 		}
 	}
-	if labels, err = experiment.ResolveLabels(c.Versions, base, defaults, c.Variants); err != nil {
+	if labels, err = c.Labels(base, defaults); err != nil {
 		return nil, "", err
 	}
 	if c.Rounds < 1 {

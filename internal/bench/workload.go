@@ -188,7 +188,7 @@ func (env *Env) measure(ctx context.Context, f func() error) ([]experiment.Phase
 	if err := f(); err != nil {
 		return nil, err
 	}
-	if err := sleep(ctx, env.Settle); err != nil {
+	if err := experiment.Sleep(ctx, env.Settle); err != nil {
 		return nil, err
 	}
 	b, err := env.Snapshot(ctx)
@@ -196,17 +196,6 @@ func (env *Env) measure(ctx context.Context, f func() error) ([]experiment.Phase
 		return nil, err
 	}
 	return []experiment.Phase{experiment.Diff("run", a, b)}, nil
-}
-
-// sleep waits d, the workload's own pacing (a settle, a periodic job's
-// window), or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }
 
 // waitWatch waits until cond holds over the watch's records, re-checking

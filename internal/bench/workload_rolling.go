@@ -50,7 +50,7 @@ func (r rolling) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 			return res, err
 		}
 	}
-	if err := sleep(ctx, env.Settle); err != nil {
+	if err := experiment.Sleep(ctx, env.Settle); err != nil {
 		return res, err
 	}
 	if err := snap(); err != nil {

@@ -101,3 +101,13 @@ func (w Deploys) api(ctx context.Context) (*cluster.Client, error) {
 	}
 	return w.C.API(ctx), nil
 }
+
+// Sleep waits d, or until ctx ends (its error).
+func Sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}

@@ -32,7 +32,7 @@ func (r *run) inject(ctx context.Context) (time.Time, error) {
 		if !a.Stop(15 * time.Second) {
 			r.res.Notes = append(r.res.Notes, faultedClient+" did not stop within 15s of SIGINT; killed")
 		}
-		if err := sleep(ctx, 5*time.Second); err != nil {
+		if err := experiment.Sleep(ctx, 5*time.Second); err != nil {
 			return time.Time{}, err
 		}
 		if err := r.c.Restart(a); err != nil {
@@ -72,7 +72,7 @@ func (r *run) inject(ctx context.Context) (time.Time, error) {
 			return time.Time{}, err
 		}
 		r.paused = leader
-		serr := sleep(ctx, 15*time.Second)
+		serr := experiment.Sleep(ctx, 15*time.Second)
 		if err := leader.Resume(); err != nil {
 			return time.Time{}, err
 		}
@@ -146,15 +146,6 @@ func (r *run) dropUpdate(ctx context.Context) (string, error) {
 	}
 	r.logf("restarted %s on %s while cut off, then stopped the agent", experiment.ShortID(id), faultedClient)
 	return id, nil
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
 }
 
 func (r *run) nodeStatus(ctx context.Context, name string) (string, error) {

@@ -168,7 +168,7 @@ func (r *run) upgrade(ctx context.Context) error {
 		// A restore that fails shows after the client contacted the
 		// servers (the task runner then starts the task again): give it
 		// the settle time.
-		if err := sleep(ctx, r.opts.Settle); err != nil {
+		if err := experiment.Sleep(ctx, r.opts.Settle); err != nil {
 			return err
 		}
 		after, err := r.snapshot(ctx, uint64(version))

@@ -6,24 +6,20 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // Report is an invocation's results.
 type Report struct {
-	Date     time.Time    `json:"date"`
-	Command  string       `json:"command"`
-	Machine  string       `json:"machine"`
-	Cores    int          `json:"cores"`
-	Scenario Scenario     `json:"scenario"`
-	Servers  bench.Binary `json:"servers"`
-	Builds   []Build      `json:"builds"`
-	Results  []Result     `json:"results"`
-	Seconds  float64      `json:"seconds"`
+	experiment.Header
+	Scenario Scenario          `json:"scenario"`
+	Servers  experiment.Binary `json:"servers"`
+	Builds   []Build           `json:"builds"`
+	Results  []Result          `json:"results"`
+	Seconds  float64           `json:"seconds"`
 }
 
 // ReportFile is the JSON report in the results directory, rewritten after
@@ -35,7 +31,7 @@ const ReportFile = "scale.json"
 type Runner struct {
 	Scenario Scenario
 	// Servers is the servers' nomad binary.
-	Servers bench.Binary
+	Servers experiment.Binary
 	Builds  []Build
 	// Dir is the results directory: runs/<label> per run.
 	Dir string
@@ -49,8 +45,7 @@ type Runner struct {
 // nil); the error is for an interrupt or a failure to save.
 func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	rep := &Report{
-		Date: time.Now().UTC(), Command: r.Command, Machine: bench.Machine(), Cores: runtime.NumCPU(),
-		Scenario: r.Scenario, Servers: r.Servers, Builds: r.Builds,
+		Header: experiment.NewHeader(r.Command), Scenario: r.Scenario, Servers: r.Servers, Builds: r.Builds,
 	}
 	dir, err := filepath.Abs(r.Dir)
 	if err != nil {
@@ -90,16 +85,8 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 
 // runOne runs the scenario in a fresh sandbox; the result is never nil.
 func (r *Runner) runOne(ctx context.Context, o Options) *Result {
-	res := &Result{Label: o.Label, Nodes: o.Nodes, Allocs: o.Allocs(), Jobs: o.Jobs}
-	var got Result
-	decoded, err := bench.RunFresh(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), o.Dir, r.Stderr, &got)
-	if decoded {
-		res = &got
-	}
-	if err != nil && res.Error == "" {
-		res.Error = err.Error()
-	}
-	return res
+	return experiment.RunOne(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), o.Dir, r.Stderr,
+		&Result{Label: o.Label, Nodes: o.Nodes, Allocs: o.Allocs(), Jobs: o.Jobs}, func(res *Result) *string { return &res.Error })
 }
 
 // WriteJSON saves the report atomically.

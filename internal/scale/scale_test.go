@@ -1,7 +1,6 @@
 package scale
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
