@@ -10,7 +10,6 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )
 
 // scenario is one run: a cluster, the event watch, the workloads.
@@ -31,25 +30,17 @@ type scenario struct {
 // next one still runs (on a cleaned cluster); the error is the first
 // failure.
 func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error) {
-	if err := sandbox.Verify(); err != nil {
-		return nil, fmt.Errorf("refusing to start agents outside the sandbox: %w", err)
-	}
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
 	if opts.DataRoot == "" {
 		opts.DataRoot = DefaultDataRoot
 	}
-	if err := cluster.MountTmpfs(opts.DataRoot); err != nil {
+	v, err := experiment.Prepare(ctx, opts.Validate(), opts.DataRoot, opts.Nomad)
+	if err != nil {
 		return nil, err
 	}
 	run := &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad,
-		Topology: string(opts.Topology), Started: time.Now()}
-	if v, err := experiment.ProbeVersion(ctx, opts.Nomad); err == nil {
-		run.Version, run.Revision = v.Line, v.Revision
-	}
+		Topology: string(opts.Topology), Started: time.Now(), Version: v.Line, Revision: v.Revision}
 	s := &scenario{opts: opts, log: log}
-	err := s.run(ctx, run)
+	err = s.run(ctx, run)
 	if s.c != nil {
 		s.c.Stop()
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )
 
@@ -145,4 +146,23 @@ func RunOne[R any](ctx context.Context, argv []string, limit time.Duration, dir 
 		*e = err.Error()
 	}
 	return res
+}
+
+// Prepare starts every scenario run inside the sandbox: it refuses to run
+// outside the sandbox (before any agent starts), returns invalid (the
+// options' Validate error) if any, mounts a tmpfs for the agents' data
+// dirs at dataRoot and probes nomad's version (zero when the probe fails:
+// the run goes on without it).
+func Prepare(ctx context.Context, invalid error, dataRoot, nomad string) (Version, error) {
+	if err := sandbox.Verify(); err != nil {
+		return Version{}, fmt.Errorf("refusing to start agents outside the sandbox: %w", err)
+	}
+	if invalid != nil {
+		return Version{}, invalid
+	}
+	if err := cluster.MountTmpfs(dataRoot); err != nil {
+		return Version{}, err
+	}
+	v, _ := ProbeVersion(ctx, nomad)
+	return v, nil
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )
 
 // ScenarioMain is the hidden scenario verb, run inside the sandbox with
@@ -45,21 +44,14 @@ func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Result, err
 	}
 	start := time.Now()
 	defer func() { res.TotalSeconds = time.Since(start).Seconds() }()
-	if err := sandbox.Verify(); err != nil {
-		return res, fmt.Errorf("refusing to start agents outside the sandbox: %w", err)
-	}
 	f, err := LookupFault(opts.Fault)
 	if err != nil {
 		return res, err
 	}
-	if err := opts.Validate(); err != nil {
+	v, err := experiment.Prepare(ctx, opts.Validate(), opts.DataRoot, opts.Nomad)
+	res.Version = v.Line
+	if err != nil {
 		return res, err
-	}
-	if err := cluster.MountTmpfs(opts.DataRoot); err != nil {
-		return res, err
-	}
-	if v, err := experiment.ProbeVersion(ctx, opts.Nomad); err == nil {
-		res.Version = v.Line
 	}
 	r := &run{opts: opts, fault: f, log: log, res: res}
 	err = r.run(ctx)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 )
 
 // RunArg is the hidden first argument with which the scale verb
@@ -103,20 +102,13 @@ func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Result, err
 	res := &Result{Label: opts.Label, Nodes: opts.Nodes, Allocs: opts.Allocs(), Jobs: opts.Jobs}
 	start := time.Now()
 	defer func() { res.TotalSeconds = time.Since(start).Seconds() }()
-	if err := sandbox.Verify(); err != nil {
-		return res, fmt.Errorf("refusing to start agents outside the sandbox: %w", err)
-	}
-	if err := opts.Validate(); err != nil {
+	v, err := experiment.Prepare(ctx, opts.Validate(), opts.DataRoot, opts.Nomad)
+	res.Version = v.Line
+	if err != nil {
 		return res, err
-	}
-	if err := cluster.MountTmpfs(opts.DataRoot); err != nil {
-		return res, err
-	}
-	if v, err := experiment.ProbeVersion(ctx, opts.Nomad); err == nil {
-		res.Version = v.Line
 	}
 	r := &run{opts: opts, log: log, res: res}
-	err := r.run(ctx)
+	err = r.run(ctx)
 	if r.c != nil {
 		r.c.Stop()
 	}
