@@ -158,15 +158,10 @@ func (s Scenario) Limit() time.Duration {
 // the flags Flags declares (Args renders them), so they are declared once.
 type Options struct {
 	Scenario
-	Nomad string // the nomad binary
-	Dir   string // the run's directory: one subdirectory per agent
-	Label string
+	// RunOptions are the binary, its label, the run's directory and
+	// the data dirs' tmpfs.
+	experiment.RunOptions
 	Round int
-	// DataRoot is where the agents' data dirs go: the run mounts a tmpfs
-	// there in the sandbox's private mount namespace, so data dirs cost no
-	// disk I/O, vanish with the sandbox, and their paths stay short enough
-	// for the unix sockets Nomad makes in them.
-	DataRoot string
 }
 
 // DefaultDataRoot is the mount point of the run's tmpfs for data dirs.
@@ -176,11 +171,8 @@ const DefaultDataRoot = "/tmp/nomadfork-bench"
 func (o *Options) Flags(fs *flag.FlagSet) {
 	o.Scenario.flags(fs)
 	fs.Var(topologyFlag{&o.Topology}, "topology", "`shape` of the cluster: "+topologyUsage)
-	fs.StringVar(&o.Nomad, "nomad", o.Nomad, "the nomad `binary`")
-	fs.StringVar(&o.Dir, "dir", o.Dir, "the run's `directory`")
-	fs.StringVar(&o.Label, "label", o.Label, "the binary's `label`")
+	o.RunOptions.Flags(fs)
 	fs.IntVar(&o.Round, "round", o.Round, "the `round`")
-	fs.StringVar(&o.DataRoot, "data-root", o.DataRoot, "mount a tmpfs for the agents' data dirs at `dir`")
 }
 
 // Args renders the options as the flags Flags declares.
@@ -188,7 +180,7 @@ func (o Options) Args() []string { return flagargs.Render(o.Flags) }
 
 // ParseOptions parses the flags Args renders.
 func ParseOptions(args []string) (Options, error) {
-	o := Options{Scenario: DefaultScenario, Round: 1, DataRoot: DefaultDataRoot}
+	o := Options{Scenario: DefaultScenario, Round: 1, RunOptions: experiment.RunOptions{DataRoot: DefaultDataRoot}}
 	o.Sizes = Sizes{}
 	if err := flagargs.Parse(RunArg, args, o.Flags, "nomad", "dir"); err != nil {
 		return o, err

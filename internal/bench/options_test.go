@@ -20,7 +20,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 		Scenario: Scenario{Workloads: []string{"rolling", "drain"}, Sizes: Sizes{"drain": 7, "rolling": 30},
 			Clients: 4, Topology: cluster.Single, Settle: 2 * time.Second,
 			PhaseTimeout: time.Minute, StartTimeout: 90 * time.Second},
-		Nomad: "/bin/nomad", Dir: "/run dir", Label: "fork", Round: 3, DataRoot: "/tmp/d",
+		RunOptions: experiment.RunOptions{Nomad: "/bin/nomad", Dir: "/run dir", Label: "fork", DataRoot: "/tmp/d"}, Round: 3,
 	}
 	got, err := ParseOptions(o.Args())
 	if err != nil {

@@ -141,7 +141,7 @@ func (r *Runner) runOne(ctx context.Context, bin experiment.Binary, topo cluster
 		dir := filepath.Join(r.Dir, "runs", fmt.Sprintf("%s-%s-r%d", bin.Label, topo, round))
 		sc := r.Scenario
 		sc.Topology = topo
-		opts := Options{Scenario: sc, Nomad: bin.Path, Dir: dir, Label: bin.Label, Round: round, DataRoot: DefaultDataRoot}
+		opts := Options{Scenario: sc, Round: round, RunOptions: experiment.RunOptions{Nomad: bin.Path, Label: bin.Label, Dir: dir, DataRoot: DefaultDataRoot}}
 		fmt.Fprintf(r.Stdout, "==> %s\n", what)
 		t0 := time.Now()
 		run, err = r.runInSandbox(ctx, opts)
@@ -175,7 +175,7 @@ func (r *Runner) runOne(ctx context.Context, bin experiment.Binary, topo cluster
 func (r *Runner) warmup(ctx context.Context, bin experiment.Binary) (*Run, error) {
 	sc := r.Scenario
 	sc.Topology = r.Topologies[0]
-	opts := Options{Scenario: sc, Nomad: bin.Path, Dir: filepath.Join(r.Dir, "runs", "warmup"), Label: bin.Label, DataRoot: DefaultDataRoot}
+	opts := Options{Scenario: sc, RunOptions: experiment.RunOptions{Nomad: bin.Path, Label: bin.Label, Dir: filepath.Join(r.Dir, "runs", "warmup"), DataRoot: DefaultDataRoot}}
 	what := fmt.Sprintf("warm-up run: %s, %s (not counted)", bin.Label, sc.Topology)
 	defer progress.Begin(what)()
 	fmt.Fprintf(r.Stdout, "==> %s\n", what)

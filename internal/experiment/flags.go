@@ -6,9 +6,11 @@ import (
 	"path/filepath"
 )
 
-// RunFlags are the run flags the experiment verbs share: -versions,
-// -variant, -o and -from (bench adds its rounds, -r).
+// RunFlags are the run flags the experiment verbs share: -smoke,
+// -versions, -variant, -o and -from (bench has -quick for -smoke, and
+// adds its rounds, -r).
 type RunFlags struct {
+	Smoke    bool
 	Versions string
 	Variants VariantFlag
 	Out      string
@@ -18,11 +20,14 @@ type RunFlags struct {
 // FlagHelp is a verb's help of the run flags; a flag whose help is ""
 // is not declared.
 type FlagHelp struct {
-	Versions, Variant, Out, From string
+	Smoke, Versions, Variant, Out, From string
 }
 
 // Flags declares the run flags on fs; out is -o's default.
 func (f *RunFlags) Flags(fs *flag.FlagSet, out string, help FlagHelp) {
+	if help.Smoke != "" {
+		fs.BoolVar(&f.Smoke, "smoke", false, help.Smoke)
+	}
 	if help.Versions != "" {
 		fs.StringVar(&f.Versions, "versions", "", help.Versions)
 	}
@@ -58,4 +63,25 @@ func Given(fs *flag.FlagSet) map[string]bool {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	return set
+}
+
+// RunOptions say what one scenario run in the sandbox runs, under which
+// label and where: the hidden verbs' flags every experiment shares.
+type RunOptions struct {
+	Nomad string // the nomad binary (the servers' in scale)
+	Label string
+	Dir   string // the run's directory: one subdirectory per agent
+	// DataRoot is where the agents' data dirs go: the run mounts a tmpfs
+	// there in the sandbox's private mount namespace, so data dirs cost no
+	// disk I/O, vanish with the sandbox, and their paths stay short enough
+	// for the unix sockets Nomad makes in them.
+	DataRoot string
+}
+
+// Flags declares the run options' flags on fs.
+func (o *RunOptions) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Nomad, "nomad", o.Nomad, "the nomad `binary`")
+	fs.StringVar(&o.Label, "label", o.Label, "the binary's `label`")
+	fs.StringVar(&o.Dir, "dir", o.Dir, "the run's `directory`")
+	fs.StringVar(&o.DataRoot, "data-root", o.DataRoot, "mount a tmpfs for the agents' data dirs at `dir`")
 }

@@ -14,9 +14,8 @@ import (
 type Config struct {
 	// Options are the scenario options every run shares.
 	Options Options
-	Smoke   bool
 	Faults  string
-	// RunFlags are -versions, -variant, -o and -from.
+	// RunFlags are -smoke, -versions, -variant, -o and -from.
 	experiment.RunFlags
 }
 
@@ -25,9 +24,9 @@ type Config struct {
 func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	c.Options = DefaultOptions
 	c.Options.ScenarioFlags(fs)
-	fs.BoolVar(&c.Smoke, "smoke", false, "smoke test: client-restart and upgrade on the fork only, output in <o>/smoke")
 	fs.StringVar(&c.Faults, "faults", "all", "comma-separated `scenarios` to run: "+strings.Join(FaultNames(), ", ")+" or all")
 	c.RunFlags.Flags(fs, out, experiment.FlagHelp{
+		Smoke:    "smoke test: client-restart and upgrade on the fork only, output in <o>/smoke",
 		Versions: "comma-separated `labels`: the pinned version (unpatched), fork, upstream versions such as " + experiment.RefVersion + " (default: all three — once if the pinned version is " + experiment.RefVersion + "; -smoke: fork)",
 		Variant:  "also run `name=path`, a nomad binary built elsewhere (a rule variant), labelled name (repeatable)",
 		Out:      "output `dir`: runs, faults.json",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/flagargs"
 )
 
@@ -28,17 +29,15 @@ const metricClientRestarts = "nomad_client_allocs_restart"
 // its sandbox as the flags Flags declares (Args renders them).
 type Options struct {
 	Fault string // the scenario's name
-	Nomad string // the nomad binary
-	Label string
+	// RunOptions are the binary under test, its label, the run's
+	// directory and the data dirs' tmpfs.
+	experiment.RunOptions
 	// Upstream and UpstreamLabel are the pinned version's unpatched
 	// binary, which the upgrade and mixed scenarios run beside Nomad.
 	Upstream      string
 	UpstreamLabel string
-	Dir           string // the run's directory: one subdirectory per agent
-	// DataRoot gets a tmpfs for the agents' data dirs (see bench.Options).
-	DataRoot    string
-	Count       int
-	MaxParallel int
+	Count         int
+	MaxParallel   int
 	// DeployTimeout bounds a deployment, ConvergeTimeout the wait for the
 	// cluster to converge after the fault ends, StartTimeout the cluster's
 	// start.
@@ -54,7 +53,7 @@ type Options struct {
 // DefaultOptions are the scenarios' defaults: a small job, so runs are
 // about correctness, not load.
 var DefaultOptions = Options{
-	Count: 30, MaxParallel: 10, DataRoot: "/tmp/nomadfork-faults",
+	Count: 30, MaxParallel: 10, RunOptions: experiment.RunOptions{DataRoot: "/tmp/nomadfork-faults"},
 	DeployTimeout: 4 * time.Minute, ConvergeTimeout: 4 * time.Minute, StartTimeout: 2 * time.Minute,
 	Settle: 5 * time.Second,
 }
@@ -62,12 +61,9 @@ var DefaultOptions = Options{
 // Flags declares the run's flags on fs.
 func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Fault, "fault", o.Fault, "the scenario")
-	fs.StringVar(&o.Nomad, "nomad", o.Nomad, "the nomad `binary`")
-	fs.StringVar(&o.Label, "label", o.Label, "the binary's `label`")
+	o.RunOptions.Flags(fs)
 	fs.StringVar(&o.Upstream, "upstream", o.Upstream, "the unpatched upstream `binary` the upgrade and mixed scenarios run beside -nomad")
 	fs.StringVar(&o.UpstreamLabel, "upstream-label", o.UpstreamLabel, "the upstream binary's `label`")
-	fs.StringVar(&o.Dir, "dir", o.Dir, "the run's `directory`")
-	fs.StringVar(&o.DataRoot, "data-root", o.DataRoot, "mount a tmpfs for the agents' data dirs at `dir`")
 	o.ScenarioFlags(fs)
 }
 

@@ -9,8 +9,7 @@ import (
 // Config is the scale verb's options.
 type Config struct {
 	Scenario Scenario
-	Smoke    bool
-	// RunFlags are -variant (work trees), -o and -from.
+	// RunFlags are -smoke, -variant (work trees), -o and -from.
 	experiment.RunFlags
 }
 
@@ -19,8 +18,8 @@ type Config struct {
 func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	c.Scenario = DefaultScenario
 	c.Scenario.Flags(fs)
-	fs.BoolVar(&c.Smoke, "smoke", false, "smoke test: 20 nodes, the fork only, output in <o>/smoke")
 	c.RunFlags.Flags(fs, out, experiment.FlagHelp{
+		Smoke:   "smoke test: 20 nodes, the fork only, output in <o>/smoke",
 		Variant: "also run the simulator built against `name=tree`, a Nomad work tree (a rule variant), labelled name (repeatable)",
 		Out:     "output `dir`: simulator builds, runs, scale.json",
 		From:    "run nothing: print the table of a saved scale.json `file`",

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/flagargs"
 )
 
@@ -106,12 +107,11 @@ func (s Scenario) Limit() time.Duration {
 // flags Flags declares (Args renders them).
 type Options struct {
 	Scenario
-	Nomad   string // the servers' nomad binary
+	// RunOptions are the servers' nomad binary, the simulator's label,
+	// the run's directory (one subdirectory per process) and the data
+	// dirs' tmpfs.
+	experiment.RunOptions
 	Nodesim string // the simulator binary
-	Label   string
-	Dir     string // the run's directory: one subdirectory per process
-	// DataRoot gets a tmpfs for the data dirs (see bench.Options).
-	DataRoot string
 }
 
 // DefaultDataRoot is the mount point of the run's tmpfs for data dirs.
@@ -120,11 +120,8 @@ const DefaultDataRoot = "/tmp/nomadfork-scale"
 // Flags declares the run's flags on fs.
 func (o *Options) Flags(fs *flag.FlagSet) {
 	o.Scenario.Flags(fs)
-	fs.StringVar(&o.Nomad, "nomad", o.Nomad, "the servers' nomad `binary`")
+	o.RunOptions.Flags(fs)
 	fs.StringVar(&o.Nodesim, "nodesim", o.Nodesim, "the simulator `binary`")
-	fs.StringVar(&o.Label, "label", o.Label, "the simulator's `label`")
-	fs.StringVar(&o.Dir, "dir", o.Dir, "the run's `directory`")
-	fs.StringVar(&o.DataRoot, "data-root", o.DataRoot, "mount a tmpfs for the data dirs at `dir`")
 }
 
 // Args renders the options as the flags Flags declares.
@@ -132,7 +129,7 @@ func (o Options) Args() []string { return flagargs.Render(o.Flags) }
 
 // ParseOptions parses the flags Args renders.
 func ParseOptions(args []string) (Options, error) {
-	o := Options{Scenario: DefaultScenario, DataRoot: DefaultDataRoot}
+	o := Options{Scenario: DefaultScenario, RunOptions: experiment.RunOptions{DataRoot: DefaultDataRoot}}
 	if err := flagargs.Parse(RunArg, args, o.Flags, "nomad", "nodesim", "dir"); err != nil {
 		return o, err
 	}

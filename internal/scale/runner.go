@@ -56,8 +56,8 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}
 	start := time.Now()
 	for i, b := range r.Builds {
-		o := Options{Scenario: r.Scenario, Nomad: r.Servers.Path, Nodesim: b.Path, Label: b.Label,
-			Dir: filepath.Join(dir, "runs", b.Label), DataRoot: DefaultDataRoot}
+		o := Options{Scenario: r.Scenario, Nodesim: b.Path, RunOptions: experiment.RunOptions{
+			Nomad: r.Servers.Path, Label: b.Label, Dir: filepath.Join(dir, "runs", b.Label), DataRoot: DefaultDataRoot}}
 		what := fmt.Sprintf("run %d/%d: %s, %d nodes, %d allocations", i+1, len(r.Builds), b.Label, r.Scenario.Nodes, r.Scenario.Allocs())
 		fmt.Fprintf(r.Stdout, "==> %s\n", what)
 		t0 := time.Now()

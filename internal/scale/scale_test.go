@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
@@ -113,7 +114,7 @@ require github.com/hashicorp/nomad v0.0.0-00010101000000-000000000000
 }
 
 func TestOptionsRoundTrip(t *testing.T) {
-	o := Options{Scenario: SmokeScenario, Nomad: "/bin/nomad", Nodesim: "/bin/nodesim", Label: "fork", Dir: "/tmp/run", DataRoot: DefaultDataRoot}
+	o := Options{Scenario: SmokeScenario, Nodesim: "/bin/nodesim", RunOptions: experiment.RunOptions{Nomad: "/bin/nomad", Label: "fork", Dir: "/tmp/run", DataRoot: DefaultDataRoot}}
 	o.MinHealthy = 1500 * time.Millisecond
 	got, err := ParseOptions(o.Args())
 	if err != nil {
