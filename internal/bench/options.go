@@ -23,19 +23,17 @@ type Scenario struct {
 	Sizes    Sizes
 	Clients  int // client agents
 	Topology cluster.Topology
-	// Settle is the wait after each workload before its last reading.
-	Settle time.Duration
-	// PhaseTimeout bounds each wait of a workload (a deployment, all
-	// allocations complete...); StartTimeout the cluster start.
-	PhaseTimeout time.Duration
-	StartTimeout time.Duration
+	// Timing: Settle is the wait after each workload before its last
+	// reading; PhaseTimeout bounds each wait of a workload (a deployment,
+	// all allocations complete...), StartTimeout the cluster start.
+	experiment.Timing
 }
 
 // DefaultScenario is the scenario of `make bench`: the whole suite.
 var DefaultScenario = Scenario{
 	Workloads: WorkloadNames(), Sizes: Sizes{},
 	Clients: 3, Topology: cluster.Multi,
-	Settle: 2 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 2 * time.Minute,
+	Timing: experiment.Timing{Settle: 2 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 2 * time.Minute},
 }
 
 // Size returns the workload's N: the override, else the suite's size.
@@ -111,12 +109,11 @@ func (f sizesFlag) Set(v string) error {
 // flags declares the scenario's flags but the topology on fs, defaulting
 // to s's values.
 func (s *Scenario) flags(fs *flag.FlagSet) {
+	s.Timing.Flags(fs, experiment.TimingHelp{PhaseFlag: "phase-timeout", Phase: "give up on a workload's wait (a deployment, allocations to complete) after this long",
+		Start: "give up on the cluster's start after this long", Settle: "wait after each workload before its last reading"})
 	fs.Var(workloadsFlag{&s.Workloads}, "workload", "comma-separated `workloads` to run, or all: "+strings.Join(WorkloadNames(), ", "))
 	fs.Var(sizesFlag{&s.Sizes}, "n", "`workload=N,...`: a workload's size instead of the suite's ("+SuiteSizes.String()+")")
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client `agents`")
-	fs.DurationVar(&s.Settle, "settle", s.Settle, "wait after each workload before its last reading")
-	fs.DurationVar(&s.PhaseTimeout, "phase-timeout", s.PhaseTimeout, "give up on a workload's wait (a deployment, allocations to complete) after this long")
-	fs.DurationVar(&s.StartTimeout, "start-timeout", s.StartTimeout, "give up on the cluster's start after this long")
 }
 
 // topologyUsage describes the topologies.
@@ -141,10 +138,7 @@ func (s Scenario) Validate() error {
 	if _, err := cluster.ParseTopology(string(s.Topology)); err != nil {
 		return err
 	}
-	if s.PhaseTimeout <= 0 || s.StartTimeout <= 0 || s.Settle < 0 {
-		return errors.New("-phase-timeout and -start-timeout must be positive, -settle not negative")
-	}
-	return nil
+	return s.Timing.Validate("phase-timeout")
 }
 
 // Limit bounds a whole run: cluster start, each workload's waits and

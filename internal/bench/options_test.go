@@ -18,8 +18,8 @@ import (
 func TestOptionsRoundTrip(t *testing.T) {
 	o := Options{
 		Scenario: Scenario{Workloads: []string{"rolling", "drain"}, Sizes: Sizes{"drain": 7, "rolling": 30},
-			Clients: 4, Topology: cluster.Single, Settle: 2 * time.Second,
-			PhaseTimeout: time.Minute, StartTimeout: 90 * time.Second},
+			Clients: 4, Topology: cluster.Single,
+			Timing: experiment.Timing{Settle: 2 * time.Second, PhaseTimeout: time.Minute, StartTimeout: 90 * time.Second}},
 		RunOptions: experiment.RunOptions{Nomad: "/bin/nomad", Dir: "/run dir", Label: "fork", DataRoot: "/tmp/d"}, Round: 3,
 	}
 	got, err := ParseOptions(o.Args())

@@ -135,25 +135,29 @@ func (b *Builder) saveMeta(label string, m buildMeta) error {
 // Base builds (or reuses) the unpatched upstream commit, labelled with the
 // pinned version.
 func (b *Builder) Base(ctx context.Context) (Binary, error) {
-	commit, err := b.Tree.Base(ctx)
+	commit, err := commitOf(ctx, b.Tree.Base, "the work tree has no upstream branch: run `nomadfork apply` first")
 	if err != nil {
 		return Binary{}, err
 	}
-	if commit == "" {
-		return Binary{}, errors.New("the work tree has no upstream branch: run `nomadfork apply` first")
-	}
 	return b.buildCommit(ctx, b.Pin.Version(), commit, buildMeta{Commit: commit})
+}
+
+// commitOf returns the commit get finds, or an error saying missing when
+// there is none.
+func commitOf(ctx context.Context, get func(context.Context) (string, error), missing string) (string, error) {
+	commit, err := get(ctx)
+	if err == nil && commit == "" {
+		err = errors.New(missing)
+	}
+	return commit, err
 }
 
 // Fork builds (or reuses) the work tree's HEAD commit. Uncommitted changes
 // in nomad/ are not part of it: it builds HEAD in a linked work tree.
 func (b *Builder) Fork(ctx context.Context) (Binary, error) {
-	commit, err := b.Tree.Head(ctx)
+	commit, err := commitOf(ctx, b.Tree.Head, "the work tree has no HEAD: run `nomadfork apply` first")
 	if err != nil {
 		return Binary{}, err
-	}
-	if commit == "" {
-		return Binary{}, errors.New("the work tree has no HEAD: run `nomadfork apply` first")
 	}
 	if stopped, err := b.Tree.AmInProgress(ctx); err == nil && stopped {
 		fmt.Fprintf(b.Log, "note: an apply is stopped in %s; the fork binary is its HEAD %s, which may lack patches\n", b.Tree.Dir, ShortCommit(commit))

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"time"
 )
 
 // RunFlags are the run flags the experiment verbs share: -smoke,
@@ -84,4 +85,35 @@ func (o *RunOptions) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&o.Label, "label", o.Label, "the binary's `label`")
 	fs.StringVar(&o.Dir, "dir", o.Dir, "the run's `directory`")
 	fs.StringVar(&o.DataRoot, "data-root", o.DataRoot, "mount a tmpfs for the agents' data dirs at `dir`")
+}
+
+// Timing bounds a scenario run's waits; every experiment has them.
+type Timing struct {
+	// Settle is the wait after the last phase before the last reading.
+	Settle time.Duration
+	// PhaseTimeout bounds each wait of a phase (a deployment...);
+	// StartTimeout the cluster's start.
+	PhaseTimeout time.Duration
+	StartTimeout time.Duration
+}
+
+// TimingHelp is a verb's help of the timing flags, and the name of its
+// phase timeout flag.
+type TimingHelp struct {
+	Settle, PhaseFlag, Phase, Start string
+}
+
+// Flags declares the timing flags on fs, defaulting to t's values.
+func (t *Timing) Flags(fs *flag.FlagSet, help TimingHelp) {
+	fs.DurationVar(&t.Settle, "settle", t.Settle, help.Settle)
+	fs.DurationVar(&t.PhaseTimeout, help.PhaseFlag, t.PhaseTimeout, help.Phase)
+	fs.DurationVar(&t.StartTimeout, "start-timeout", t.StartTimeout, help.Start)
+}
+
+// Validate checks the values; phaseFlag names the phase timeout's flag.
+func (t Timing) Validate(phaseFlag string) error {
+	if t.PhaseTimeout <= 0 || t.StartTimeout <= 0 || t.Settle < 0 {
+		return fmt.Errorf("-%s and -start-timeout must be positive, -settle not negative", phaseFlag)
+	}
+	return nil
 }

@@ -107,28 +107,27 @@ func Diff(name string, a, b Snapshot) Phase {
 	p.ClientCPU = b.ClientCPU.Self - a.ClientCPU.Self
 	p.ClientTreeCPU = b.ClientCPU.Tree - a.ClientCPU.Tree
 	p.Transitions = b.Transitions - a.Transitions
-	if a.ClientRPCs != nil || b.ClientRPCs != nil {
-		p.ClientRPCs = map[string]float64{}
-		for _, k := range union(cluster.Triggers, a.ClientRPCs, b.ClientRPCs) {
-			d, note := delta(a.ClientRPCs, b.ClientRPCs, k)
-			p.ClientRPCs[k] = d
-			if note != "" {
-				p.Notes = append(p.Notes, "client "+cluster.MetricClientUpdateRPCs+" "+note)
-			}
-		}
-	}
-	if a.ClientSent != nil || b.ClientSent != nil {
-		p.ClientSent = map[string]float64{}
-		for _, k := range union(cluster.Priorities, a.ClientSent, b.ClientSent) {
-			d, note := delta(a.ClientSent, b.ClientSent, k)
-			p.ClientSent[k] = d
-			if note != "" {
-				p.Notes = append(p.Notes, "client "+cluster.MetricClientUpdatesSent+" "+note)
-			}
-		}
-	}
+	p.ClientRPCs = p.clientDelta(cluster.MetricClientUpdateRPCs, cluster.Triggers, a.ClientRPCs, b.ClientRPCs)
+	p.ClientSent = p.clientDelta(cluster.MetricClientUpdatesSent, cluster.Priorities, a.ClientSent, b.ClientSent)
 	p.ClientBuffered = b.ClientBuffered
 	return p
+}
+
+// clientDelta returns the difference of a client metric's labelled
+// counters (keys first), noting resets; nil when neither reading has it.
+func (p *Phase) clientDelta(metric string, keys []string, a, b map[string]float64) map[string]float64 {
+	if a == nil && b == nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, k := range union(keys, a, b) {
+		d, note := delta(a, b, k)
+		out[k] = d
+		if note != "" {
+			p.Notes = append(p.Notes, "client "+metric+" "+note)
+		}
+	}
+	return out
 }
 
 func delta(a, b map[string]float64, key string) (float64, string) {

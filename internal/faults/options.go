@@ -38,24 +38,22 @@ type Options struct {
 	UpstreamLabel string
 	Count         int
 	MaxParallel   int
-	// DeployTimeout bounds a deployment, ConvergeTimeout the wait for the
-	// cluster to converge after the fault ends, StartTimeout the cluster's
-	// start.
-	DeployTimeout   time.Duration
+	// Timing: PhaseTimeout (-deploy-timeout) bounds a deployment,
+	// StartTimeout the cluster's start; Settle is the wait after
+	// convergence before the views are read, so updates a client holds
+	// back on purpose (a batching interval) are not counted as lost.
+	experiment.Timing
+	// ConvergeTimeout bounds the wait for the cluster to converge after
+	// the fault ends.
 	ConvergeTimeout time.Duration
-	StartTimeout    time.Duration
-	// Settle is the wait after convergence before the views are read, so
-	// updates a client holds back on purpose (a batching interval) are not
-	// counted as lost.
-	Settle time.Duration
 }
 
 // DefaultOptions are the scenarios' defaults: a small job, so runs are
 // about correctness, not load.
 var DefaultOptions = Options{
 	Count: 30, MaxParallel: 10, RunOptions: experiment.RunOptions{DataRoot: "/tmp/nomadfork-faults"},
-	DeployTimeout: 4 * time.Minute, ConvergeTimeout: 4 * time.Minute, StartTimeout: 2 * time.Minute,
-	Settle: 5 * time.Second,
+	Timing:          experiment.Timing{PhaseTimeout: 4 * time.Minute, StartTimeout: 2 * time.Minute, Settle: 5 * time.Second},
+	ConvergeTimeout: 4 * time.Minute,
 }
 
 // Flags declares the run's flags on fs.
@@ -69,12 +67,11 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 
 // ScenarioFlags declares the flags the faults verb shares with each run.
 func (o *Options) ScenarioFlags(fs *flag.FlagSet) {
+	o.Timing.Flags(fs, experiment.TimingHelp{PhaseFlag: "deploy-timeout", Phase: "give up on a deployment after this long",
+		Start: "give up on the cluster's start after this long", Settle: "wait after convergence before comparing the views"})
 	fs.IntVar(&o.Count, "n", o.Count, "the job's `count`")
 	fs.IntVar(&o.MaxParallel, "max-parallel", o.MaxParallel, "the job's update max_parallel")
-	fs.DurationVar(&o.DeployTimeout, "deploy-timeout", o.DeployTimeout, "give up on a deployment after this long")
 	fs.DurationVar(&o.ConvergeTimeout, "converge-timeout", o.ConvergeTimeout, "give up waiting for convergence after the fault this long")
-	fs.DurationVar(&o.StartTimeout, "start-timeout", o.StartTimeout, "give up on the cluster's start after this long")
-	fs.DurationVar(&o.Settle, "settle", o.Settle, "wait after convergence before comparing the views")
 }
 
 // Validate checks the values.
@@ -82,17 +79,17 @@ func (o Options) Validate() error {
 	if o.Count < 3 || o.MaxParallel < 1 {
 		return errors.New("-n must be at least 3 and -max-parallel at least 1")
 	}
-	if o.DeployTimeout <= 0 || o.ConvergeTimeout <= 0 || o.StartTimeout <= 0 || o.Settle < 0 {
-		return errors.New("the timeouts must be positive, -settle not negative")
+	if o.ConvergeTimeout <= 0 {
+		return errors.New("-converge-timeout must be positive")
 	}
-	return nil
+	return o.Timing.Validate("deploy-timeout")
 }
 
 // Limit bounds a whole run: start, the initial deployment, registering
 // and the rolling deployment's start, the fault (at most 3 minutes),
 // convergence, the settle, reading and stopping.
 func (o Options) Limit() time.Duration {
-	return 2*o.StartTimeout + 2*o.DeployTimeout + o.ConvergeTimeout + o.Settle + 10*time.Minute
+	return 2*o.StartTimeout + 2*o.PhaseTimeout + o.ConvergeTimeout + o.Settle + 10*time.Minute
 }
 
 // Args renders the options as the flags Flags declares.

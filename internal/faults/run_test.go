@@ -32,7 +32,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 		}
 	}
 	// A run is bounded by its parts.
-	if l := o.Limit(); l < o.DeployTimeout*2+o.ConvergeTimeout {
+	if l := o.Limit(); l < o.PhaseTimeout*2+o.ConvergeTimeout {
 		t.Fatalf("limit %s shorter than its deployments and convergence", l)
 	}
 }

@@ -98,7 +98,7 @@ func (r *run) run(ctx context.Context) error {
 	if err := r.register(ctx, 0); err != nil {
 		return err
 	}
-	if err := r.waitDeployment(ctx, 0, r.opts.DeployTimeout); err != nil {
+	if err := r.waitDeployment(ctx, 0, r.opts.PhaseTimeout); err != nil {
 		return fmt.Errorf("initial deployment: %w", err)
 	}
 	r.logf("initial deployment of %d allocations successful", r.count())

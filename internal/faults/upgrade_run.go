@@ -114,7 +114,7 @@ func (r *run) upgrade(ctx context.Context) error {
 	if err := r.registerJob(ctx, r.upgradeJob(version)); err != nil {
 		return err
 	}
-	if err := r.waitDeployment(ctx, 0, r.opts.DeployTimeout); err != nil {
+	if err := r.waitDeployment(ctx, 0, r.opts.PhaseTimeout); err != nil {
 		return fmt.Errorf("initial deployment: %w", err)
 	}
 	r.logf("initial deployment of %d raw_exec allocations successful on %s", r.count(), r.opts.UpstreamLabel)
@@ -190,7 +190,7 @@ func (r *run) upgrade(ctx context.Context) error {
 		updated := time.Now()
 		err = r.registerJob(ctx, r.upgradeJob(version))
 		if err == nil {
-			err = r.waitDeployment(ctx, uint64(version), r.opts.DeployTimeout)
+			err = r.waitDeployment(ctx, uint64(version), r.opts.PhaseTimeout)
 		}
 		if err != nil {
 			step.Problems = append(step.Problems, fmt.Sprintf("job version %d: %v", version, err))
