@@ -63,11 +63,7 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if cfg.From != "" {
-		rep, err := faults.ReadReport(cfg.From)
-		if err != nil {
-			return err
-		}
-		return faults.WriteTable(e.stdout, rep)
+		return experiment.Redraw(e.stdout, cfg.From, faults.WriteTable)
 	}
 	p, err := e.loadPin()
 	if err != nil {

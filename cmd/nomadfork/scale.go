@@ -43,11 +43,7 @@ func runScale(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if cfg.From != "" {
-		rep, err := scale.ReadReport(cfg.From)
-		if err != nil {
-			return err
-		}
-		return scale.WriteTable(e.stdout, rep)
+		return experiment.Redraw(e.stdout, cfg.From, scale.WriteTable)
 	}
 	out, dir, err := cfg.Resolve(experiment.Given(fs))
 	if err != nil {

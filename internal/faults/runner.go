@@ -2,7 +2,6 @@ package faults
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -162,37 +161,13 @@ func (r *Runner) runOne(ctx context.Context, o Options) *Result {
 }
 
 // WriteJSON saves the report atomically.
-func (rep *Report) WriteJSON(path string) error {
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
-}
+func (rep *Report) WriteJSON(path string) error { return atomicfile.WriteJSON(path, rep) }
 
 // ReadReport reads a saved report.
-func ReadReport(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var rep Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &rep, nil
-}
+func ReadReport(path string) (*Report, error) { return experiment.ReadReport[Report](path) }
 
 // Failed counts the results that are not OK.
-func (rep *Report) Failed() int {
-	n := 0
-	for i := range rep.Results {
-		if !rep.Results[i].OK() {
-			n++
-		}
-	}
-	return n
-}
+func (rep *Report) Failed() int { return experiment.NotOK(rep.Results) }
 
 func seconds(s *float64) string {
 	if s == nil {

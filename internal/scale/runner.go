@@ -93,22 +93,7 @@ func (r *Runner) runOne(ctx context.Context, o Options) *Result {
 func (rep *Report) WriteJSON(path string) error { return atomicfile.WriteJSON(path, rep) }
 
 // ReadReport reads a saved report.
-func ReadReport(path string) (*Report, error) {
-	var rep Report
-	ok, err := atomicfile.ReadJSON(path, &rep)
-	if err == nil && !ok {
-		err = fmt.Errorf("%s: %w", path, os.ErrNotExist)
-	}
-	return &rep, err
-}
+func ReadReport(path string) (*Report, error) { return experiment.ReadReport[Report](path) }
 
 // Failed counts the results that are not OK.
-func (rep *Report) Failed() int {
-	n := 0
-	for i := range rep.Results {
-		if !rep.Results[i].OK() {
-			n++
-		}
-	}
-	return n
-}
+func (rep *Report) Failed() int { return experiment.NotOK(rep.Results) }
