@@ -1,10 +1,8 @@
 package bench
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -145,26 +143,16 @@ func (r *Report) fillBinaryVersions() {
 }
 
 // WriteJSON writes the report to file atomically.
-func (r *Report) WriteJSON(file string) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(file, append(data, '\n'), 0o644)
-}
+func (r *Report) WriteJSON(file string) error { return atomicfile.WriteJSON(file, r) }
 
 // ReadReport reads a report written by WriteJSON.
 func ReadReport(file string) (*Report, error) {
-	data, err := os.ReadFile(file)
+	r, err := experiment.ReadReport[Report](file)
 	if err != nil {
 		return nil, err
 	}
-	var r Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", file, err)
-	}
 	r.upgrade()
-	return &r, nil
+	return r, nil
 }
 
 // WriteRounds writes, per round, the machine's load: the highest 1-minute
