@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,10 +20,9 @@ const benchUsage = "[-quick] [-workload list] [-topology single,multi] [-n workl
 // runBench builds or reuses the binaries and runs the bench package's
 // rounds; the options and the round loop live in package bench.
 func runBench(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench", benchUsage)
 	var cfg bench.Config
-	cfg.Flags(fs, filepath.Join(e.out, "bench"))
-	if err := e.parse(fs, args, 0); err != nil {
+	given, err := e.parseExperiment("bench", args, cfg.Flags, benchUsage)
+	if err != nil {
 		return err
 	}
 	if cfg.From != "" {
@@ -39,7 +39,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	base := p.Version()
-	labels, resultsDir, err := cfg.Resolve(experiment.Given(fs), base)
+	labels, resultsDir, err := cfg.Resolve(given, base)
 	if err != nil {
 		return usageError{err}
 	}
@@ -99,4 +99,15 @@ func (e *env) benchBinaries(ctx context.Context, p *pin.Pin, dir string, labels 
 // commandLine is the command a report names.
 func commandLine(verb string, args []string) string {
 	return strings.TrimSpace("nomadfork " + verb + " " + strings.Join(args, " "))
+}
+
+// parseExperiment parses an experiment verb's flags, which flags declares
+// with -o defaulting to out/<name>, and returns the flags given.
+func (e *env) parseExperiment(name string, args []string, flags func(fs *flag.FlagSet, out string), synopsis string, help ...string) (map[string]bool, error) {
+	fs := newFlags(e, name, synopsis, help...)
+	flags(fs, filepath.Join(e.out, name))
+	if err := e.parse(fs, args, 0); err != nil {
+		return nil, err
+	}
+	return experiment.Given(fs), nil
 }

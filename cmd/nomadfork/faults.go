@@ -56,10 +56,9 @@ failed.
 // runFaults builds or reuses the binaries and runs the faults package's
 // scenarios.
 func runFaults(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "faults", faultsUsage, faultsHelp)
 	var cfg faults.Config
-	cfg.Flags(fs, filepath.Join(e.out, "faults"))
-	if err := e.parse(fs, args, 0); err != nil {
+	given, err := e.parseExperiment("faults", args, cfg.Flags, faultsUsage, faultsHelp)
+	if err != nil {
 		return err
 	}
 	if cfg.From != "" {
@@ -70,7 +69,7 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	base := p.Version()
-	plan, err := cfg.Resolve(experiment.Given(fs), base)
+	plan, err := cfg.Resolve(given, base)
 	if err != nil {
 		return usageError{err}
 	}

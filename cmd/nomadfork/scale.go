@@ -36,16 +36,15 @@ asserts correctness only, never speed.`
 // runScale builds the simulator and the servers' binary and runs the
 // scale package's scenario.
 func runScale(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "scale", scaleUsage, scaleHelp)
 	var cfg scale.Config
-	cfg.Flags(fs, filepath.Join(e.out, "scale"))
-	if err := e.parse(fs, args, 0); err != nil {
+	given, err := e.parseExperiment("scale", args, cfg.Flags, scaleUsage, scaleHelp)
+	if err != nil {
 		return err
 	}
 	if cfg.From != "" {
 		return experiment.Redraw(e.stdout, cfg.From, scale.WriteTable)
 	}
-	out, dir, err := cfg.Resolve(experiment.Given(fs))
+	out, dir, err := cfg.Resolve(given)
 	if err != nil {
 		return usageError{err}
 	}
