@@ -22,16 +22,16 @@ type Result struct {
 	// version running and healthy, nothing pending, unknown or stopping);
 	// nil when it did not converge within the bound.
 	ConvergeSeconds *float64 `json:"converge_seconds,omitempty"`
+	// ExpectedLost are the allocations whose update the control scenario
+	// dropped on purpose.
+	ExpectedLost []string `json:"expected_lost,omitempty"`
 	// RPCs and RaftApplies are the Node.UpdateAlloc RPCs and Raft applies
 	// the servers counted from before the rolling deployment to the end,
 	// summed over the servers (experiment.Counters: a killed server's count
 	// up to its last poll is kept).
-	// ExpectedLost are the allocations whose update the control scenario
-	// dropped on purpose.
-	ExpectedLost []string `json:"expected_lost,omitempty"`
-	RPCs         float64  `json:"update_alloc_rpcs"`
-	RaftApplies  float64  `json:"raft_applies"`
-	TotalSeconds float64  `json:"total_seconds"`
+	RPCs         float64 `json:"update_alloc_rpcs"`
+	RaftApplies  float64 `json:"raft_applies"`
+	TotalSeconds float64 `json:"total_seconds"`
 	// Load is the machine's 1-minute load average when the fault ended:
 	// times to converge stretch with it.
 	Load float64 `json:"load1,omitempty"`
