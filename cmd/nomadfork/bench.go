@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
@@ -19,10 +20,9 @@ const benchUsage = "[-quick] [-workload list] [-topology single,multi] [-n workl
 // runBench builds or reuses the binaries and runs the bench package's
 // rounds; the options and the round loop live in package bench.
 func runBench(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench", benchUsage)
 	var cfg bench.Config
-	cfg.Flags(fs, filepath.Join(e.out, "bench"))
-	if err := e.parse(fs, args, 0); err != nil {
+	given, err := e.parseExperiment("bench", args, cfg.Flags, benchUsage)
+	if err != nil {
 		return err
 	}
 	if cfg.From != "" {
@@ -34,14 +34,12 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		}
 		return bench.WriteResults(rep, filepath.Dir(cfg.From), e.stdout)
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	p, err := e.loadPin()
 	if err != nil {
 		return err
 	}
 	base := p.Version()
-	labels, resultsDir, err := cfg.Resolve(set, base)
+	labels, resultsDir, err := cfg.Resolve(given, base)
 	if err != nil {
 		return usageError{err}
 	}
@@ -60,10 +58,9 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	command := strings.TrimSpace("nomadfork bench " + strings.Join(args, " "))
 	r := &bench.Runner{
 		Scenario: cfg.Scenario, Topologies: cfg.Topologies, Rounds: cfg.Rounds, Binaries: bins, Dir: resultsDir, Retry: cfg.Retry, Warmup: cfg.Warmup,
-		Self: self, Command: command, Base: base, Fork: bench.ForkLabel, Ref: bench.RefVersion,
+		Self: self, Command: commandLine("bench", args), Base: base, Fork: experiment.ForkLabel, Ref: experiment.RefVersion,
 		Stdout: e.stdout, Stderr: e.stderr,
 	}
 	rep, failed, err := r.Run(ctx)
@@ -82,7 +79,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 // benchBinaries builds, or reuses from dir, the nomad binaries of labels
 // (the pinned version, the fork of the line's work tree, upstream versions)
 // and of variants, for the bench and the fault scenarios.
-func (e *env) benchBinaries(ctx context.Context, p *pin.Pin, dir string, labels []string, variants []bench.Variant) ([]bench.Binary, error) {
+func (e *env) benchBinaries(ctx context.Context, p *pin.Pin, dir string, labels []string, variants []experiment.Variant) ([]experiment.Binary, error) {
 	t, err := e.requireWorkTree(ctx)
 	if err != nil {
 		return nil, err
@@ -95,6 +92,22 @@ func (e *env) benchBinaries(ctx context.Context, p *pin.Pin, dir string, labels 
 	if err != nil {
 		return nil, err
 	}
-	b := &bench.Builder{Tree: t, Pin: p, Targets: targets, ForkRelease: release, Dir: dir, Log: e.stdout}
+	b := &experiment.Builder{Tree: t, Pin: p, Targets: targets, ForkRelease: release, Dir: dir, Log: e.stdout}
 	return b.Binaries(ctx, labels, variants)
+}
+
+// commandLine is the command a report names.
+func commandLine(verb string, args []string) string {
+	return strings.TrimSpace("nomadfork " + verb + " " + strings.Join(args, " "))
+}
+
+// parseExperiment parses an experiment verb's flags, which flags declares
+// with -o defaulting to out/<name>, and returns the flags given.
+func (e *env) parseExperiment(name string, args []string, flags func(fs *flag.FlagSet, out string), synopsis string, help ...string) (map[string]bool, error) {
+	fs := newFlags(e, name, synopsis, help...)
+	flags(fs, filepath.Join(e.out, name))
+	if err := e.parse(fs, args, 0); err != nil {
+		return nil, err
+	}
+	return experiment.Given(fs), nil
 }

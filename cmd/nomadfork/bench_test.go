@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 func TestBenchFlags(t *testing.T) {
@@ -103,18 +104,18 @@ func TestBenchBuildsAndReuses(t *testing.T) {
 func TestBenchFrom(t *testing.T) {
 	p := newProject(t)
 	dir := filepath.Join(p.dir, "saved")
-	rep := &bench.Report{Count: 30, Rounds: 1, Command: "nomadfork bench -quick", Cores: 2,
+	rep := &bench.Report{Count: 30, Rounds: 1, Header: experiment.Header{Command: "nomadfork bench -quick", Cores: 2},
 		Topology: "multi", Servers: 3, Clients: 3, Base: "v1.0.0", Fork: "fork", Ref: "v1.0.2",
-		Binaries: []bench.Binary{
+		Binaries: []experiment.Binary{
 			{Label: "v1.0.0", Path: "/b/nomad", Source: "0123456789abcdef", Version: "Nomad v1.0.0", Revision: "0123456789abcdef0123"},
 			{Label: "fork", Path: "/f/nomad", Source: "fedcba9876543210", Version: "Nomad v1.0.0+fork.1", Revision: "fedcba9876543210fedc"},
 			{Label: "v1.0.2", Path: "/r/nomad", Source: "aaaabbbbccccdddd", Version: "Nomad v1.0.2"},
 		}}
 	for i, label := range []string{"v1.0.0", "fork", "v1.0.2"} {
-		rep.Runs = append(rep.Runs, bench.Run{Label: label, Round: 1, Count: 30, LoadAvg: []float64{1, 3}, Phases: []bench.Phase{
-			{Name: bench.PhaseInitial, Seconds: 4, UpdateAllocRPCs: float64(20 - 5*i), RaftApplies: 30},
-			{Name: bench.PhaseRolling, Seconds: 5, UpdateAllocRPCs: 20, RaftApplies: 30},
-			{Name: bench.PhaseSettle, Seconds: 5},
+		rep.Runs = append(rep.Runs, bench.Run{Label: label, Round: 1, Count: 30, LoadAvg: []float64{1, 3}, Phases: []experiment.Phase{
+			{Name: experiment.PhaseInitial, Seconds: 4, UpdateAllocRPCs: float64(20 - 5*i), RaftApplies: 30},
+			{Name: experiment.PhaseRolling, Seconds: 5, UpdateAllocRPCs: 20, RaftApplies: 30},
+			{Name: experiment.PhaseSettle, Seconds: 5},
 		}})
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
 )
 
@@ -19,7 +17,7 @@ const faultsUsage = "[-smoke] [-faults list] [-versions list] [-variant name=pat
 const faultsHelp = `
 Runs fault scenarios on a real cluster in the sandbox — 3 servers and 3
 clients, each on a host of its own — for unpatched upstream, the fork and
-upstream ` + bench.RefVersion + ` (the bench's binaries, built or reused in out/bench/bin),
+upstream ` + experiment.RefVersion + ` (the bench's binaries, built or reused in out/bench/bin),
 each scenario × binary in a fresh sandbox, one at a time:
 
   leader-kill     SIGKILL the Raft leader mid rolling deployment
@@ -58,113 +56,39 @@ failed.
 // runFaults builds or reuses the binaries and runs the faults package's
 // scenarios.
 func runFaults(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "faults", faultsUsage, faultsHelp)
-	opts := faults.DefaultOptions
-	opts.ScenarioFlags(fs)
-	smoke := fs.Bool("smoke", false, "smoke test: client-restart and upgrade on the fork only, output in <o>/smoke")
-	list := fs.String("faults", "all", "comma-separated `scenarios` to run: "+strings.Join(faults.FaultNames(), ", ")+" or all")
-	versions := fs.String("versions", "", "comma-separated `labels`: the pinned version (unpatched), fork, upstream versions such as "+bench.RefVersion+" (default: all three; -smoke: fork)")
-	var variants bench.VariantFlag
-	fs.Var(&variants, "variant", "also run `name=path`, a nomad binary built elsewhere (a rule variant), labelled name (repeatable)")
-	out := fs.String("o", filepath.Join(e.out, "faults"), "output `dir`: runs, faults.json")
-	from := fs.String("from", "", "run nothing: print the table of a saved faults.json `file`")
-	if err := e.parse(fs, args, 0); err != nil {
+	var cfg faults.Config
+	given, err := e.parseExperiment("faults", args, cfg.Flags, faultsUsage, faultsHelp)
+	if err != nil {
 		return err
 	}
-	if *from != "" {
-		rep, err := faults.ReadReport(*from)
-		if err != nil {
-			return err
-		}
-		return faults.WriteTable(e.stdout, rep)
-	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	// The agents run in other directories: binaries and data need a path
-	// that does not depend on the working directory.
-	dir, err := filepath.Abs(*out)
-	if err != nil {
-		return usageError{fmt.Errorf("-o: %w", err)}
-	}
-	if *smoke {
-		if !set["faults"] {
-			*list = "client-restart,upgrade"
-		}
-		if !set["versions"] {
-			*versions = bench.ForkLabel
-		}
-		dir = filepath.Join(dir, "smoke")
-	}
-	chosen, err := faults.ParseFaults(*list)
-	if err != nil {
-		return usageError{fmt.Errorf("-faults: %w", err)}
-	}
-	if err := opts.Validate(); err != nil {
-		return usageError{err}
+	if cfg.From != "" {
+		return experiment.Redraw(e.stdout, cfg.From, faults.WriteTable)
 	}
 	p, err := e.loadPin()
 	if err != nil {
 		return err
 	}
 	base := p.Version()
-	labels := bench.DefaultLabels(base)
-	if *versions != "" {
-		if labels, err = bench.ParseLabels(*versions, base); err != nil {
-			return usageError{fmt.Errorf("-versions: %w", err)}
-		}
+	plan, err := cfg.Resolve(given, base)
+	if err != nil {
+		return usageError{err}
 	}
-	for _, v := range variants {
-		for _, l := range labels {
-			if l == v.Name {
-				return usageError{fmt.Errorf("-variant %s: the label is taken", v.Name)}
-			}
-		}
+	for _, n := range plan.Notes {
+		fmt.Fprintf(e.stdout, "note: %s\n", n)
 	}
-
-	// The bench's binaries: built once, reused by both verbs. The pair
-	// scenarios also need the pinned version's unpatched binary.
-	build := labels
-	pair := false
-	for _, f := range chosen {
-		pair = pair || f.Pair()
-	}
-	if pair && !slices.Contains(labels, bench.ForkLabel) && len(variants) == 0 {
-		if set["faults"] {
-			return usageError{fmt.Errorf("-faults: upgrade, upgrade-control and mixed run for the fork and the variants only: add %s to -versions or give a -variant", bench.ForkLabel)}
-		}
-		// Every scenario, but no tested binary: the others only.
-		chosen = slices.DeleteFunc(chosen, faults.Fault.Pair)
-		pair = false
-		fmt.Fprintf(e.stdout, "note: upgrade, upgrade-control and mixed skipped: they run for the fork and the variants only\n")
-	}
-	if pair && !slices.Contains(labels, base) {
-		build = append([]string{base}, labels...)
-	}
-	built, err := e.benchBinaries(ctx, p, filepath.Join(e.out, "bench"), build, variants)
+	// The bench's binaries: built once, reused by both verbs.
+	built, err := e.benchBinaries(ctx, p, filepath.Join(e.out, "bench"), plan.Build, cfg.Variants)
 	if err != nil {
 		return err
 	}
-	var bins []bench.Binary
-	var upstreamBin *bench.Binary
-	for i, b := range built {
-		if b.Label == base && !b.Variant {
-			upstreamBin = &built[i]
-		}
-		if b.Variant || slices.Contains(labels, b.Label) {
-			bins = append(bins, b)
-		}
-	}
-	if !pair {
-		upstreamBin = nil
-	}
+	bins, upstreamBin := plan.Select(built, base)
 	self, err := os.Executable()
 	if err != nil {
 		return err
 	}
 	r := &faults.Runner{
-		Options: opts, Faults: chosen, Binaries: bins, Upstream: upstreamBin, Dir: dir, Self: self,
-		Command: strings.TrimSpace("nomadfork faults " + strings.Join(args, " ")),
-		Stdout:  e.stdout, Stderr: e.stderr,
+		Options: cfg.Options, Faults: plan.Faults, Binaries: bins, Upstream: upstreamBin, Dir: plan.Dir, Self: self,
+		Command: commandLine("faults", args), Stdout: e.stdout, Stderr: e.stderr,
 	}
 	rep, err := r.Run(ctx)
 	if err != nil {
@@ -174,14 +98,8 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 	if err := faults.WriteTable(e.stdout, rep); err != nil {
 		return err
 	}
-	var bad []string
-	for _, res := range rep.Results {
-		if res.Label == bench.ForkLabel && !res.OK() {
-			bad = append(bad, res.Fault)
-		}
-	}
-	if len(bad) > 0 {
-		return errors.New("the fork is not ok in: " + strings.Join(bad, ", ") + " (agent logs and views under " + filepath.Join(dir, "runs") + ")")
+	if bad := rep.ForkNotOK(); len(bad) > 0 {
+		return errors.New("the fork is not ok in: " + strings.Join(bad, ", ") + " (agent logs and views under " + filepath.Join(plan.Dir, "runs") + ")")
 	}
 	if len(rep.Results) > 0 && rep.Failed() > 0 {
 		fmt.Fprintf(e.stdout, "note: %d run(s) of other binaries are not ok (reported, not failed on)\n", rep.Failed())

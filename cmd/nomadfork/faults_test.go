@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
 )
 
@@ -54,8 +54,8 @@ func TestFaultsFrom(t *testing.T) {
 	p := newProject(t)
 	conv := 7.5
 	rep := &faults.Report{
-		Date: time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC), Machine: "2 cores", Count: 30,
-		Binaries: []bench.Binary{{Label: "v1.5.3"}, {Label: "fork"}},
+		Header: experiment.Header{Date: time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC), Machine: "2 cores"}, Count: 30,
+		Binaries: []experiment.Binary{{Label: "v1.5.3"}, {Label: "fork"}},
 		Faults:   []string{"partition"},
 		Results: []faults.Result{
 			{Fault: "partition", Label: "v1.5.3", Verdict: faults.Verdict{Checked: 60,

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/scale"
 )
 
@@ -39,12 +39,12 @@ func TestScaleFlags(t *testing.T) {
 // update is NOT OK, a clean one ok, with the ratio column.
 func TestScaleFrom(t *testing.T) {
 	p := newProject(t)
-	initial := func(s, rpcs float64) []bench.Phase {
-		return []bench.Phase{{Name: bench.PhaseInitial, Seconds: s, UpdateAllocRPCs: rpcs}}
+	initial := func(s, rpcs float64) []experiment.Phase {
+		return []experiment.Phase{{Name: experiment.PhaseInitial, Seconds: s, UpdateAllocRPCs: rpcs}}
 	}
 	rep := &scale.Report{
-		Date: time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC), Machine: "2 cores", Scenario: scale.SmokeScenario,
-		Servers: bench.Binary{Label: "fork", Version: "Nomad v1.5.3+fork.1"},
+		Header: experiment.Header{Date: time.Date(2026, 11, 30, 18, 0, 0, 0, time.UTC), Machine: "2 cores"}, Scenario: scale.SmokeScenario,
+		Servers: experiment.Binary{Label: "fork", Version: "Nomad v1.5.3+fork.1"},
 		Results: []scale.Result{
 			{Label: "fork", Nodes: 20, Allocs: 200, Phases: initial(10, 50), RSS: 100 << 20,
 				Check: scale.Check{Checked: 400}},

@@ -3,6 +3,8 @@ package bench
 import (
 	"math"
 	"sort"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // Figure is one column of a workload table: how to read a number from a
@@ -16,15 +18,19 @@ type Figure struct {
 
 // Figures are the figures every workload reports, in table order: its
 // latency figure, Node.UpdateAlloc RPCs and Raft applies (summed over the
-// servers: see ServersSnapshot), and the servers' CPU seconds (summed).
+// servers: see experiment.Counters), and the servers' CPU seconds (summed).
 var Figures = []Figure{
 	{Key: "seconds", Name: "latency", Unit: "s", Get: func(w *WorkloadRun) float64 { return w.Seconds }},
 	{Key: "update_alloc_rpcs", Name: "UpdateAlloc RPCs",
-		Get: func(w *WorkloadRun) float64 { return w.Total(func(p *Phase) float64 { return p.UpdateAllocRPCs }) }},
+		Get: func(w *WorkloadRun) float64 {
+			return w.Total(func(p *experiment.Phase) float64 { return p.UpdateAllocRPCs })
+		}},
 	{Key: "raft_applies", Name: "Raft applies",
-		Get: func(w *WorkloadRun) float64 { return w.Total(func(p *Phase) float64 { return p.RaftApplies }) }},
+		Get: func(w *WorkloadRun) float64 {
+			return w.Total(func(p *experiment.Phase) float64 { return p.RaftApplies })
+		}},
 	{Key: "server_cpu_seconds", Name: "server CPU", Unit: "s",
-		Get: func(w *WorkloadRun) float64 { return w.Total(func(p *Phase) float64 { return p.ServerCPU }) }},
+		Get: func(w *WorkloadRun) float64 { return w.Total(func(p *experiment.Phase) float64 { return p.ServerCPU }) }},
 }
 
 // FloorKey is the stat key of the floor.

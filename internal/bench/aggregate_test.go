@@ -3,13 +3,15 @@ package bench
 import (
 	"math"
 	"testing"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // fakeWorkload makes a successful workload result with the given figures.
 func fakeWorkload(name string, latency, rpcs, raft, cpu, floor float64) WorkloadRun {
 	return WorkloadRun{Name: name, N: 10, Latency: "fake latency", Seconds: latency, Floor: &floor,
 		Figures: map[string]float64{"p95_seconds": latency * 2},
-		Phases: []Phase{
+		Phases: []experiment.Phase{
 			{Name: "a", UpdateAllocRPCs: rpcs * 0.4, RaftApplies: raft * 0.4, ServerCPU: cpu / 2},
 			{Name: "b", UpdateAllocRPCs: rpcs * 0.6, RaftApplies: raft * 0.6, ServerCPU: cpu / 2},
 		}}

@@ -6,11 +6,3 @@
 // interleaved round by round; the runs are aggregated into a table, a JSON
 // file that holds every label the report needs, and PNG charts.
 package bench
-
-// Labels of the binaries the bench builds itself; the unpatched upstream
-// is labelled with the pinned version (v1.5.3).
-const (
-	ForkLabel = "fork"
-	// RefVersion is the newer upstream version the fork is compared with.
-	RefVersion = "v1.6.1"
-)

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/mod/semver"
-
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/flagargs"
 )
 
@@ -24,19 +23,17 @@ type Scenario struct {
 	Sizes    Sizes
 	Clients  int // client agents
 	Topology cluster.Topology
-	// Settle is the wait after each workload before its last reading.
-	Settle time.Duration
-	// PhaseTimeout bounds each wait of a workload (a deployment, all
-	// allocations complete...); StartTimeout the cluster start.
-	PhaseTimeout time.Duration
-	StartTimeout time.Duration
+	// Timing: Settle is the wait after each workload before its last
+	// reading; PhaseTimeout bounds each wait of a workload (a deployment,
+	// all allocations complete...), StartTimeout the cluster start.
+	experiment.Timing
 }
 
 // DefaultScenario is the scenario of `make bench`: the whole suite.
 var DefaultScenario = Scenario{
 	Workloads: WorkloadNames(), Sizes: Sizes{},
 	Clients: 3, Topology: cluster.Multi,
-	Settle: 2 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 2 * time.Minute,
+	Timing: experiment.Timing{Settle: 2 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 2 * time.Minute},
 }
 
 // Size returns the workload's N: the override, else the suite's size.
@@ -112,12 +109,11 @@ func (f sizesFlag) Set(v string) error {
 // flags declares the scenario's flags but the topology on fs, defaulting
 // to s's values.
 func (s *Scenario) flags(fs *flag.FlagSet) {
+	s.Timing.Flags(fs, experiment.TimingHelp{PhaseFlag: "phase-timeout", Phase: "give up on a workload's wait (a deployment, allocations to complete) after this long",
+		Start: "give up on the cluster's start after this long", Settle: "wait after each workload before its last reading"})
 	fs.Var(workloadsFlag{&s.Workloads}, "workload", "comma-separated `workloads` to run, or all: "+strings.Join(WorkloadNames(), ", "))
 	fs.Var(sizesFlag{&s.Sizes}, "n", "`workload=N,...`: a workload's size instead of the suite's ("+SuiteSizes.String()+")")
 	fs.IntVar(&s.Clients, "clients", s.Clients, "client `agents`")
-	fs.DurationVar(&s.Settle, "settle", s.Settle, "wait after each workload before its last reading")
-	fs.DurationVar(&s.PhaseTimeout, "phase-timeout", s.PhaseTimeout, "give up on a workload's wait (a deployment, allocations to complete) after this long")
-	fs.DurationVar(&s.StartTimeout, "start-timeout", s.StartTimeout, "give up on the cluster's start after this long")
 }
 
 // topologyUsage describes the topologies.
@@ -142,10 +138,7 @@ func (s Scenario) Validate() error {
 	if _, err := cluster.ParseTopology(string(s.Topology)); err != nil {
 		return err
 	}
-	if s.PhaseTimeout <= 0 || s.StartTimeout <= 0 || s.Settle < 0 {
-		return errors.New("-phase-timeout and -start-timeout must be positive, -settle not negative")
-	}
-	return nil
+	return s.Timing.Validate("phase-timeout")
 }
 
 // Limit bounds a whole run: cluster start, each workload's waits and
@@ -159,15 +152,10 @@ func (s Scenario) Limit() time.Duration {
 // the flags Flags declares (Args renders them), so they are declared once.
 type Options struct {
 	Scenario
-	Nomad string // the nomad binary
-	Dir   string // the run's directory: one subdirectory per agent
-	Label string
+	// RunOptions are the binary, its label, the run's directory and
+	// the data dirs' tmpfs.
+	experiment.RunOptions
 	Round int
-	// DataRoot is where the agents' data dirs go: the run mounts a tmpfs
-	// there in the sandbox's private mount namespace, so data dirs cost no
-	// disk I/O, vanish with the sandbox, and their paths stay short enough
-	// for the unix sockets Nomad makes in them.
-	DataRoot string
 }
 
 // DefaultDataRoot is the mount point of the run's tmpfs for data dirs.
@@ -177,11 +165,8 @@ const DefaultDataRoot = "/tmp/nomadfork-bench"
 func (o *Options) Flags(fs *flag.FlagSet) {
 	o.Scenario.flags(fs)
 	fs.Var(topologyFlag{&o.Topology}, "topology", "`shape` of the cluster: "+topologyUsage)
-	fs.StringVar(&o.Nomad, "nomad", o.Nomad, "the nomad `binary`")
-	fs.StringVar(&o.Dir, "dir", o.Dir, "the run's `directory`")
-	fs.StringVar(&o.Label, "label", o.Label, "the binary's `label`")
+	o.RunOptions.Flags(fs)
 	fs.IntVar(&o.Round, "round", o.Round, "the `round`")
-	fs.StringVar(&o.DataRoot, "data-root", o.DataRoot, "mount a tmpfs for the agents' data dirs at `dir`")
 }
 
 // Args renders the options as the flags Flags declares.
@@ -189,30 +174,12 @@ func (o Options) Args() []string { return flagargs.Render(o.Flags) }
 
 // ParseOptions parses the flags Args renders.
 func ParseOptions(args []string) (Options, error) {
-	o := Options{Scenario: DefaultScenario, Round: 1, DataRoot: DefaultDataRoot}
+	o := Options{Scenario: DefaultScenario, Round: 1, RunOptions: experiment.RunOptions{DataRoot: DefaultDataRoot}}
 	o.Sizes = Sizes{}
 	if err := flagargs.Parse(RunArg, args, o.Flags, "nomad", "dir"); err != nil {
 		return o, err
 	}
 	return o, o.Validate()
-}
-
-// Variant is a binary given with -variant name=path.
-type Variant struct{ Name, Path string }
-
-// VariantFlag collects -variant name=path.
-type VariantFlag []Variant
-
-func (v *VariantFlag) String() string { return "" }
-
-// Set adds a variant.
-func (v *VariantFlag) Set(s string) error {
-	name, path, ok := strings.Cut(s, "=")
-	if !ok || name == "" || path == "" {
-		return fmt.Errorf("want name=/path/to/nomad, got %q", s)
-	}
-	*v = append(*v, Variant{name, path})
-	return nil
 }
 
 // Config is the bench verb's options.
@@ -223,13 +190,11 @@ type Config struct {
 	Topologies []cluster.Topology
 	Quick      bool
 	Rounds     int
-	Versions   string
-	Variants   VariantFlag
-	Out        string
-	Retry      bool
-	Warmup     bool
-	BuildOnly  bool
-	From       string
+	// RunFlags are -versions, -variant, -o and -from.
+	experiment.RunFlags
+	Retry     bool
+	Warmup    bool
+	BuildOnly bool
 
 	set map[string]bool
 }
@@ -289,24 +254,15 @@ func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	fs.Var(topologiesFlag{&c.Topologies}, "topology", "comma-separated `shapes` of the cluster, each run in turn: "+topologyUsage+"; both is single,multi")
 	fs.BoolVar(&c.Quick, "quick", false, "smoke test: every workload at a small N (-n defaults: "+SmokeSizes.String()+"), 1 round, the fork only, -topology single, no warm-up, output in <o>/quick (<o>/quick-multi with -topology multi); a workload whose scenario did not happen fails it")
 	fs.IntVar(&c.Rounds, "r", DefaultRounds, "`rounds`: runs of each binary on each topology, interleaved")
-	fs.StringVar(&c.Versions, "versions", "", "comma-separated `labels` to run: the pinned version (unpatched), fork, upstream versions such as "+RefVersion+" (default: the pinned version, fork, "+RefVersion+" — once if the pinned version is "+RefVersion+"; -quick: fork)")
-	fs.Var(&c.Variants, "variant", "also run `name=path`, a nomad binary built elsewhere (a rule variant), labelled name (repeatable)")
-	fs.StringVar(&c.Out, "o", out, "output `dir`: binaries, sources, runs, JSON and charts")
+	c.RunFlags.Flags(fs, out, experiment.FlagHelp{
+		Versions: "comma-separated `labels` to run: the pinned version (unpatched), fork, upstream versions such as " + experiment.RefVersion + " (default: the pinned version, fork, " + experiment.RefVersion + " — once if the pinned version is " + experiment.RefVersion + "; -quick: fork)",
+		Variant:  "also run `name=path`, a nomad binary built elsewhere (a rule variant), labelled name (repeatable)",
+		Out:      "output `dir`: binaries, sources, runs, JSON and charts",
+		From:     "run nothing: redo the tables, summary and charts of a bench.json `file` in its directory, with the labels it holds",
+	})
 	fs.BoolVar(&c.Retry, "retry", true, "run a failed run once more (reported)")
 	fs.BoolVar(&c.Warmup, "warmup", true, "run the first binary once before the rounds, not counted (-quick: false)")
 	fs.BoolVar(&c.BuildOnly, "build-only", false, "build or reuse the binaries, then stop")
-	fs.StringVar(&c.From, "from", "", "run nothing: redo the tables, summary and charts of a bench.json `file` in its directory, with the labels it holds")
-}
-
-// DefaultLabels are the labels the bench runs without -versions: the
-// pinned version base, the fork and the reference version, each once (on
-// the line pinned at the reference version, base is the reference).
-func DefaultLabels(base string) []string {
-	labels := []string{base, ForkLabel}
-	if RefVersion != base {
-		labels = append(labels, RefVersion)
-	}
-	return labels
 }
 
 // Resolve applies -quick's defaults to the flags not given (set lists the
@@ -314,11 +270,11 @@ func DefaultLabels(base string) []string {
 // the labels to build and run, base first, and the results directory.
 func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir string, err error) {
 	c.set = set
-	labels = DefaultLabels(base)
+	var defaults []string // experiment.DefaultLabels
 	// The agents run in other directories: binaries and data need a path
 	// that does not depend on the working directory.
-	if c.Out, err = filepath.Abs(c.Out); err != nil {
-		return nil, "", fmt.Errorf("-o: %w", err)
+	if c.Out, err = c.RunFlags.Dir(""); err != nil {
+		return nil, "", err
 	}
 	dir = c.Out
 	if c.Quick {
@@ -339,26 +295,14 @@ func (c *Config) Resolve(set map[string]bool, base string) (labels []string, dir
 		if !set["topology"] {
 			c.Topologies = []cluster.Topology{cluster.Single}
 		}
-		labels = []string{ForkLabel}
+		defaults = []string{experiment.ForkLabel}
 		dir = filepath.Join(c.Out, "quick")
 		if len(c.Topologies) != 1 || c.Topologies[0] != cluster.Single {
 			dir += "-" + topologiesName(c.Topologies)
 		}
 	}
-	if c.Versions != "" {
-		if labels, err = ParseLabels(c.Versions, base); err != nil {
-			return nil, "", fmt.Errorf("-versions: %w; other binaries go in -variant", err)
-		}
-	}
-	for _, v := range c.Variants {
-		for _, l := range labels {
-			if l == v.Name {
-				return nil, "", fmt.Errorf("-variant %s: the label is taken", v.Name)
-			}
-		}
-	}
-	if len(labels)+len(c.Variants) == 0 {
-		return nil, "", errors.New("nothing to run")
+	if labels, err = c.Labels(base, defaults); err != nil {
+		return nil, "", err
 	}
 	if c.Rounds < 1 {
 		return nil, "", errors.New("-r must be at least 1")
@@ -377,23 +321,4 @@ func topologiesName(ts []cluster.Topology) string {
 		s = append(s, string(t))
 	}
 	return strings.Join(s, "-")
-}
-
-// ParseLabels parses a comma-separated list of binary labels: the pinned
-// version base (unpatched), the fork, or another upstream version.
-func ParseLabels(list, base string) ([]string, error) {
-	var labels []string
-	for _, l := range strings.Split(list, ",") {
-		l = strings.TrimSpace(l)
-		if l != base && l != ForkLabel && !semver.IsValid(l) {
-			return nil, fmt.Errorf("unknown label %q (want %s, %s or an upstream version such as %s)", l, base, ForkLabel, RefVersion)
-		}
-		for _, seen := range labels {
-			if seen == l {
-				return nil, fmt.Errorf("%s given twice", l)
-			}
-		}
-		labels = append(labels, l)
-	}
-	return labels, nil
 }

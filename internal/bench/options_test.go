@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // TestOptionsRoundTrip renders options as flags and parses them back: the
@@ -17,9 +18,9 @@ import (
 func TestOptionsRoundTrip(t *testing.T) {
 	o := Options{
 		Scenario: Scenario{Workloads: []string{"rolling", "drain"}, Sizes: Sizes{"drain": 7, "rolling": 30},
-			Clients: 4, Topology: cluster.Single, Settle: 2 * time.Second,
-			PhaseTimeout: time.Minute, StartTimeout: 90 * time.Second},
-		Nomad: "/bin/nomad", Dir: "/run dir", Label: "fork", Round: 3, DataRoot: "/tmp/d",
+			Clients: 4, Topology: cluster.Single,
+			Timing: experiment.Timing{Settle: 2 * time.Second, PhaseTimeout: time.Minute, StartTimeout: 90 * time.Second}},
+		RunOptions: experiment.RunOptions{Nomad: "/bin/nomad", Dir: "/run dir", Label: "fork", DataRoot: "/tmp/d"}, Round: 3,
 	}
 	got, err := ParseOptions(o.Args())
 	if err != nil {
@@ -71,8 +72,8 @@ func TestConfigResolve(t *testing.T) {
 		t.Errorf("-quick keeps given flags: %+v %s", c, dir)
 	}
 	// The line pinned at the reference version runs it once (issue 22).
-	if _, labels, _, _ = parse(); strings.Join(DefaultLabels(RefVersion), ",") != RefVersion+",fork" {
-		t.Errorf("labels on the %s line: %v", RefVersion, DefaultLabels(RefVersion))
+	if _, labels, _, _ = parse(); strings.Join(experiment.DefaultLabels(experiment.RefVersion), ",") != experiment.RefVersion+",fork" {
+		t.Errorf("labels on the %s line: %v", experiment.RefVersion, experiment.DefaultLabels(experiment.RefVersion))
 	}
 	// A relative -o is made absolute: the agents run elsewhere.
 	c, _, dir, _ = parse("-o", "rel/out")

@@ -1,25 +1,20 @@
 package bench
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // Report is everything one bench invocation measured; it is written as JSON.
 type Report struct {
-	Date    time.Time `json:"date"`
-	Command string    `json:"command"`
-	Machine string    `json:"machine"`
-	// Cores is the machine's core count, against which load averages are
-	// judged.
-	Cores  int    `json:"cores,omitempty"`
+	// Header is when, what command, on what machine; its Cores is the
+	// core count load averages are judged against.
+	experiment.Header
 	Rounds int    `json:"rounds"`
 	Settle string `json:"settle"`
 	// Workloads, Sizes and Topologies are what every binary ran: each
@@ -45,15 +40,15 @@ type Report struct {
 	Ref     string  `json:"ref,omitempty"`
 	Seconds float64 `json:"seconds"`
 	// Warmup is the run before the first round, not counted; nil if none.
-	Warmup   *Run     `json:"warmup,omitempty"`
-	Binaries []Binary `json:"binaries"`
-	Runs     []Run    `json:"runs"`
-	Tables   []Table  `json:"tables"`
-	Goals    []Goal   `json:"goals,omitempty"`
-	Charts   []string `json:"charts,omitempty"`
+	Warmup   *Run                `json:"warmup,omitempty"`
+	Binaries []experiment.Binary `json:"binaries"`
+	Runs     []Run               `json:"runs"`
+	Tables   []Table             `json:"tables"`
+	Goals    []Goal              `json:"goals,omitempty"`
+	Charts   []string            `json:"charts,omitempty"`
 }
 
-// CountersSummed is Report.Counters of the suite: see ServersSnapshot.
+// CountersSummed is Report.Counters of the suite: see experiment.Counters.
 const CountersSummed = "summed over the servers"
 
 // upgrade turns a report written before the workload suite — runs of the
@@ -83,10 +78,10 @@ func (r *Report) upgrade() {
 		}
 		w := WorkloadRun{Name: "rolling", N: run.Count, Latency: "rolling deployment", Phases: run.Phases,
 			Figures: map[string]float64{}, Error: run.Error}
-		if p := run.Phase(PhaseRolling); p != nil {
+		if p := run.Phase(experiment.PhaseRolling); p != nil {
 			w.Seconds = p.Seconds
 		}
-		if p := run.Phase(PhaseInitial); p != nil {
+		if p := run.Phase(experiment.PhaseInitial); p != nil {
 			w.Figures["initial_seconds"] = p.Seconds
 		}
 		run.Workloads = []WorkloadRun{w}
@@ -121,7 +116,7 @@ func (r *Report) ForkLabel() string {
 	if r.Fork != "" {
 		return r.Fork
 	}
-	return ForkLabel
+	return experiment.ForkLabel
 }
 
 // RefLabel is the reference version's label (RefVersion for older
@@ -130,7 +125,7 @@ func (r *Report) RefLabel() string {
 	if r.Ref != "" {
 		return r.Ref
 	}
-	return RefVersion
+	return experiment.RefVersion
 }
 
 // fillBinaryVersions copies each binary's version and revision from its
@@ -148,26 +143,16 @@ func (r *Report) fillBinaryVersions() {
 }
 
 // WriteJSON writes the report to file atomically.
-func (r *Report) WriteJSON(file string) error {
-	data, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(file, append(data, '\n'), 0o644)
-}
+func (r *Report) WriteJSON(file string) error { return atomicfile.WriteJSON(file, r) }
 
 // ReadReport reads a report written by WriteJSON.
 func ReadReport(file string) (*Report, error) {
-	data, err := os.ReadFile(file)
+	r, err := experiment.ReadReport[Report](file)
 	if err != nil {
 		return nil, err
 	}
-	var r Report
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("parsing %s: %w", file, err)
-	}
 	r.upgrade()
-	return &r, nil
+	return r, nil
 }
 
 // WriteRounds writes, per round, the machine's load: the highest 1-minute

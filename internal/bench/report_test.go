@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 func fakeReport() *Report {
@@ -20,7 +22,7 @@ func fakeReport() *Report {
 	}
 	r := &Report{Rounds: 1, Runs: runs, Base: "v1.5.3", Fork: "fork", Ref: "v1.6.1", Clients: 3,
 		Workloads: []string{"alpha", "beta"}, Sizes: Sizes{"alpha": 10, "beta": 10}, Topologies: []string{"single", "multi"},
-		Binaries: []Binary{
+		Binaries: []experiment.Binary{
 			{Label: "v1.5.3", Path: "/b/v1.5.3/nomad", Source: "0690e6c70451deadbeef", Version: "Nomad v1.5.3"},
 			{Label: "fork", Path: "/b/fork/nomad", Source: "1234567890abcdef"},
 			{Label: "v1.6.1", Path: "/b/v1.6.1/nomad", Source: "abcdef"},

@@ -1,176 +1,10 @@
 package bench
 
 import (
-	"fmt"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
-
-// Phase names, in order.
-const (
-	PhaseInitial = "initial"
-	PhaseRolling = "rolling"
-	PhaseSettle  = "settle"
-)
-
-// Phases lists the phase names in order.
-var Phases = []string{PhaseInitial, PhaseRolling, PhaseSettle}
-
-// Snapshot is what the bench reads at a phase edge.
-type Snapshot struct {
-	At time.Time `json:"at"`
-	// Leader is the server the counters were read from.
-	Leader string `json:"leader,omitempty"`
-	// Server holds the leader's counters by metric name (absent metrics
-	// are missing).
-	Server map[string]float64 `json:"server"`
-	// PerServer holds each server's counters (by server, then metric)
-	// when Server is their sum: a phase then sums each server's own
-	// difference, so a server whose series expired or restarted counts
-	// from its reset without the others' totals.
-	PerServer map[string]map[string]float64 `json:"per_server,omitempty"`
-	// ClientRPCs, ClientSent and ClientBuffered are the fork's client
-	// metrics summed over the clients; nil when no client exposes them.
-	ClientRPCs     map[string]float64 `json:"client_rpcs,omitempty"`
-	ClientSent     map[string]float64 `json:"client_sent,omitempty"`
-	ClientBuffered *float64           `json:"client_buffered,omitempty"`
-	// ServerCPU and ClientCPU are summed over the servers and clients;
-	// LeaderCPU is the leader's own.
-	ServerCPU   CPU     `json:"server_cpu"`
-	LeaderCPU   float64 `json:"leader_cpu"`
-	ClientCPU   CPU     `json:"client_cpu"`
-	Transitions int     `json:"transitions"`
-	// LinksBefore and LinksAfter are the clients' link counters (summed)
-	// before and after the bench scraped the clients; nil on the single
-	// topology, where clients have no links of their own.
-	LinksBefore *cluster.LinkCounters `json:"links_before,omitempty"`
-	LinksAfter  *cluster.LinkCounters `json:"links_after,omitempty"`
-	// Load1 is the machine's 1-minute load average.
-	Load1 float64 `json:"load1"`
-}
-
-// Phase is the difference of two snapshots: the figures of one phase.
-type Phase struct {
-	Name string `json:"name"`
-	// Seconds is the phase's length: for a deployment, from registering
-	// the job to seeing the deployment successful.
-	Seconds               float64 `json:"seconds"`
-	UpdateAllocRPCs       float64 `json:"update_alloc_rpcs"`
-	RaftApplies           float64 `json:"raft_applies"`
-	FSMAllocClientUpdates float64 `json:"fsm_alloc_client_updates"`
-	ServerCPU             float64 `json:"server_cpu_seconds"`
-	// LeaderCPU is the leader's CPU seconds; nil when the leader changed
-	// during the phase.
-	LeaderCPU *float64 `json:"leader_cpu_seconds,omitempty"`
-	// ClientBytes are the bytes the clients' hosts sent (RPCs to the
-	// servers) and received (the servers' answers, allocations pulled) on
-	// their links, IP and TCP headers included; nil on the single topology.
-	ClientBytes *cluster.LinkCounters `json:"client_link_bytes,omitempty"`
-	// ClientCPU is the client agents' own CPU seconds; ClientTreeCPU adds
-	// their children (a logmon process per task).
-	ClientCPU     float64 `json:"client_cpu_seconds"`
-	ClientTreeCPU float64 `json:"client_tree_cpu_seconds"`
-	// Transitions is the number of ClientStatus transitions of the job's
-	// allocations the server learned of in the phase.
-	Transitions int `json:"client_status_transitions"`
-	// The fork's client metrics; nil on versions that lack them.
-	ClientRPCs     map[string]float64 `json:"client_rpcs,omitempty"`
-	ClientSent     map[string]float64 `json:"client_updates_sent,omitempty"`
-	ClientBuffered *float64           `json:"client_updates_buffered_at_end,omitempty"`
-	Notes          []string           `json:"notes,omitempty"`
-}
-
-// Diff returns the phase between snapshots a and b. A counter that is
-// lower at b than at a was reset (go-metrics' Prometheus sink drops series
-// idle for 60 s); the phase then counts b's value and notes it.
-func Diff(name string, a, b Snapshot) Phase {
-	p := Phase{Name: name, Seconds: b.At.Sub(a.At).Seconds()}
-	counter := func(metric string) float64 {
-		if a.PerServer != nil && b.PerServer != nil {
-			var sum float64
-			for server, bs := range b.PerServer {
-				d, note := delta(a.PerServer[server], bs, metric)
-				if note != "" && a.PerServer[server] != nil {
-					p.Notes = append(p.Notes, server+" "+note)
-				}
-				sum += d
-			}
-			return sum
-		}
-		d, note := delta(a.Server, b.Server, metric)
-		if note != "" {
-			p.Notes = append(p.Notes, note)
-		}
-		return d
-	}
-	if a.Leader != b.Leader {
-		p.Notes = append(p.Notes, fmt.Sprintf("the leader changed from %s to %s during the phase", a.Leader, b.Leader))
-	}
-	p.UpdateAllocRPCs = counter(cluster.MetricUpdateAlloc)
-	p.RaftApplies = counter(cluster.MetricRaftApply)
-	p.FSMAllocClientUpdates = counter(cluster.MetricFSMAllocClientUpdate)
-	p.ServerCPU = b.ServerCPU.Self - a.ServerCPU.Self
-	if a.Leader == b.Leader {
-		cpu := b.LeaderCPU - a.LeaderCPU
-		p.LeaderCPU = &cpu
-	}
-	if a.LinksAfter != nil && b.LinksBefore != nil {
-		bytes := b.LinksBefore.Sub(*a.LinksAfter)
-		p.ClientBytes = &bytes
-	}
-	p.ClientCPU = b.ClientCPU.Self - a.ClientCPU.Self
-	p.ClientTreeCPU = b.ClientCPU.Tree - a.ClientCPU.Tree
-	p.Transitions = b.Transitions - a.Transitions
-	if a.ClientRPCs != nil || b.ClientRPCs != nil {
-		p.ClientRPCs = map[string]float64{}
-		for _, k := range union(cluster.Triggers, a.ClientRPCs, b.ClientRPCs) {
-			d, note := delta(a.ClientRPCs, b.ClientRPCs, k)
-			p.ClientRPCs[k] = d
-			if note != "" {
-				p.Notes = append(p.Notes, "client "+cluster.MetricClientUpdateRPCs+" "+note)
-			}
-		}
-	}
-	if a.ClientSent != nil || b.ClientSent != nil {
-		p.ClientSent = map[string]float64{}
-		for _, k := range union(cluster.Priorities, a.ClientSent, b.ClientSent) {
-			d, note := delta(a.ClientSent, b.ClientSent, k)
-			p.ClientSent[k] = d
-			if note != "" {
-				p.Notes = append(p.Notes, "client "+cluster.MetricClientUpdatesSent+" "+note)
-			}
-		}
-	}
-	p.ClientBuffered = b.ClientBuffered
-	return p
-}
-
-func delta(a, b map[string]float64, key string) (float64, string) {
-	va, vb := a[key], b[key]
-	if vb < va {
-		return vb, fmt.Sprintf("%s was reset during the phase (%g -> %g): counted from the reset", key, va, vb)
-	}
-	return vb - va, ""
-}
-
-// union returns keys, then any other keys of the maps.
-func union(keys []string, maps ...map[string]float64) []string {
-	out := append([]string(nil), keys...)
-	seen := map[string]bool{}
-	for _, k := range keys {
-		seen[k] = true
-	}
-	for _, m := range maps {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	return out
-}
 
 // Run is the result of one scenario run.
 type Run struct {
@@ -192,8 +26,8 @@ type Run struct {
 	Workloads []WorkloadRun `json:"workloads,omitempty"`
 	// Phases are the rolling scenario's phases of reports written before
 	// the workload suite (ReadReport turns them into a rolling workload).
-	Phases []Phase `json:"phases,omitempty"`
-	Error  string  `json:"error,omitempty"`
+	Phases []experiment.Phase `json:"phases,omitempty"`
+	Error  string             `json:"error,omitempty"`
 	// Attempt is 1, or 2 when the first attempt failed and was retried.
 	Attempt int `json:"attempt,omitempty"`
 	// LoadAvg is the machine's 1-minute load average before the run and
@@ -226,7 +60,7 @@ func (r *Run) Workload(name string) *WorkloadRun {
 }
 
 // Phase returns the named phase, or nil.
-func (r *Run) Phase(name string) *Phase {
+func (r *Run) Phase(name string) *experiment.Phase {
 	for i := range r.Phases {
 		if r.Phases[i].Name == name {
 			return &r.Phases[i]
@@ -236,7 +70,7 @@ func (r *Run) Phase(name string) *Phase {
 }
 
 // Total sums a figure over the run's phases.
-func (r *Run) Total(f func(*Phase) float64) float64 {
+func (r *Run) Total(f func(*experiment.Phase) float64) float64 {
 	var t float64
 	for i := range r.Phases {
 		t += f(&r.Phases[i])

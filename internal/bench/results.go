@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // Charts are the summary charts WriteResults draws: the latency and the
@@ -76,7 +78,7 @@ func WriteReport(w io.Writer, rep *Report) {
 		if b.Source == "external" {
 			line += " (variant, built elsewhere)"
 		} else if b.Source != "" {
-			line += " (commit " + short(b.Source) + ")"
+			line += " (commit " + experiment.ShortCommit(b.Source) + ")"
 		}
 		fmt.Fprintln(w, line)
 	}

@@ -1,23 +1,17 @@
 package bench
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"runtime"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
 
@@ -30,7 +24,7 @@ const RunArg = "__bench-run"
 // flags Options.Args renders: it runs the scenario once and prints its
 // result as one line of JSON on stdout. It returns the exit code.
 func ScenarioMain(args []string, stdout, stderr io.Writer) int {
-	return HiddenMain(RunArg, args, stdout, stderr, ParseOptions, recordedScenario)
+	return experiment.HiddenMain(RunArg, args, stdout, stderr, ParseOptions, recordedScenario)
 }
 
 // recordedScenario runs the scenario and records its error in the run.
@@ -45,39 +39,6 @@ func recordedScenario(ctx context.Context, opts Options, log io.Writer) (*Run, e
 	return run, err
 }
 
-// HiddenMain is the body of a hidden scenario verb (name) run inside the
-// sandbox: parse parses its flags (an error exits 2), run runs the scenario
-// under a context that ends on SIGINT or SIGTERM with stderr for its log,
-// and its result is printed as one line of JSON on stdout (WriteResult).
-// It returns the exit code.
-func HiddenMain[O, R any](name string, args []string, stdout, stderr io.Writer, parse func(args []string) (O, error), run func(ctx context.Context, opts O, log io.Writer) (R, error)) int {
-	opts, err := parse(args)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", name, err)
-		return 2
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	result, err := run(ctx, opts, stderr)
-	return WriteResult(stdout, stderr, result, err)
-}
-
-// WriteResult prints a scenario run's result as one line of JSON on stdout
-// for the parent process and returns the run's exit code: 1 when err, the
-// run's error, or the encoding failed.
-func WriteResult(stdout, stderr io.Writer, result any, err error) int {
-	data, merr := json.Marshal(result)
-	if merr != nil {
-		fmt.Fprintln(stderr, merr)
-		return 1
-	}
-	fmt.Fprintln(stdout, string(data))
-	if err != nil {
-		return 1
-	}
-	return 0
-}
-
 // PartialFile is the report the runner rewrites after every run, in the
 // results directory.
 const PartialFile = "bench.partial.json"
@@ -88,7 +49,7 @@ type Runner struct {
 	Scenario   Scenario
 	Topologies []cluster.Topology
 	Rounds     int
-	Binaries   []Binary
+	Binaries   []experiment.Binary
 	// Dir is the results directory: runs/<label>-r<round> per run.
 	Dir   string
 	Retry bool
@@ -110,10 +71,7 @@ type Runner struct {
 // an interrupt or a failure to run at all.
 func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 	rep := &Report{
-		Date:      time.Now().UTC(),
-		Command:   r.Command,
-		Machine:   Machine(),
-		Cores:     runtime.NumCPU(),
+		Header:    experiment.NewHeader(r.Command),
 		Rounds:    r.Rounds,
 		Settle:    r.Scenario.Settle.String(),
 		Clients:   r.Scenario.Clients,
@@ -121,7 +79,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 		Counters:  CountersSummed,
 		Sizes:     Sizes{},
 		Base:      r.Base, Fork: r.Fork, Ref: r.Ref,
-		Binaries: append([]Binary(nil), r.Binaries...),
+		Binaries: append([]experiment.Binary(nil), r.Binaries...),
 	}
 	for _, w := range r.Scenario.Workloads {
 		rep.Sizes[w] = r.Scenario.Size(w)
@@ -174,7 +132,7 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 
 // runOne runs bin on topo once (run n of total), retried once when it
 // fails and r.Retry. The error is for an interrupt only.
-func (r *Runner) runOne(ctx context.Context, bin Binary, topo cluster.Topology, round, n, total int) (*Run, error) {
+func (r *Runner) runOne(ctx context.Context, bin experiment.Binary, topo cluster.Topology, round, n, total int) (*Run, error) {
 	what := fmt.Sprintf("run %d/%d: %s, round %d, %s", n, total, bin.Label, round, topo)
 	var run *Run
 	var err error
@@ -183,7 +141,7 @@ func (r *Runner) runOne(ctx context.Context, bin Binary, topo cluster.Topology, 
 		dir := filepath.Join(r.Dir, "runs", fmt.Sprintf("%s-%s-r%d", bin.Label, topo, round))
 		sc := r.Scenario
 		sc.Topology = topo
-		opts := Options{Scenario: sc, Nomad: bin.Path, Dir: dir, Label: bin.Label, Round: round, DataRoot: DefaultDataRoot}
+		opts := Options{Scenario: sc, Round: round, RunOptions: experiment.RunOptions{Nomad: bin.Path, Label: bin.Label, Dir: dir, DataRoot: DefaultDataRoot}}
 		fmt.Fprintf(r.Stdout, "==> %s\n", what)
 		t0 := time.Now()
 		run, err = r.runInSandbox(ctx, opts)
@@ -214,10 +172,10 @@ func (r *Runner) runOne(ctx context.Context, bin Binary, topo cluster.Topology, 
 
 // warmup runs the scenario once for bin on the first topology, in
 // runs/warmup, for the report's Warmup: never counted, never retried.
-func (r *Runner) warmup(ctx context.Context, bin Binary) (*Run, error) {
+func (r *Runner) warmup(ctx context.Context, bin experiment.Binary) (*Run, error) {
 	sc := r.Scenario
 	sc.Topology = r.Topologies[0]
-	opts := Options{Scenario: sc, Nomad: bin.Path, Dir: filepath.Join(r.Dir, "runs", "warmup"), Label: bin.Label, DataRoot: DefaultDataRoot}
+	opts := Options{Scenario: sc, RunOptions: experiment.RunOptions{Nomad: bin.Path, Label: bin.Label, Dir: filepath.Join(r.Dir, "runs", "warmup"), DataRoot: DefaultDataRoot}}
 	what := fmt.Sprintf("warm-up run: %s, %s (not counted)", bin.Label, sc.Topology)
 	defer progress.Begin(what)()
 	fmt.Fprintf(r.Stdout, "==> %s\n", what)
@@ -241,12 +199,12 @@ func (r *Runner) runInSandbox(ctx context.Context, o Options) (*Run, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return run, err
 	}
-	load0, _ := LoadAverage()
-	busy0, _ := BusySeconds()
+	load0, _ := experiment.LoadAverage()
+	busy0, _ := experiment.BusySeconds()
 	t0 := time.Now()
 	var got Run
 	decoded := false
-	state, runErr := InSandbox(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), r.Stderr, func(line []byte) error {
+	state, runErr := experiment.InSandbox(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), r.Stderr, func(line []byte) error {
 		if err := json.Unmarshal(line, &got); err != nil {
 			return fmt.Errorf("decoding the scenario's result: %w", err)
 		}
@@ -263,7 +221,7 @@ func (r *Runner) runInSandbox(ctx context.Context, o Options) (*Run, error) {
 	run.LoadAvg = append([]float64{load0}, run.LoadAvg...)
 	// The sandbox's init reaps every process of the run, so its rusage
 	// (through unshare's) is the run's whole CPU time.
-	if busy1, err := BusySeconds(); err == nil && busy0 > 0 && state != nil && wall > 0 {
+	if busy1, err := experiment.BusySeconds(); err == nil && busy0 > 0 && state != nil && wall > 0 {
 		own := (state.UserTime() + state.SystemTime()).Seconds()
 		other := (busy1 - busy0 - own) / wall
 		if other < 0 {
@@ -281,117 +239,4 @@ func (r *Runner) runInSandbox(ctx context.Context, o Options) (*Run, error) {
 		return run, errors.New(run.Error)
 	}
 	return run, nil
-}
-
-// InSandbox runs argv — the tool itself with a hidden verb — in a fresh
-// sandbox, bounded by limit: past it, or when ctx ends, the sandbox is
-// killed, and with it every process inside. The command's stderr goes to
-// stderr; the last line of its stdout, its result, is passed to decode
-// (not called when the command printed nothing). It returns the sandbox's
-// process state (its rusage covers every process of the run; nil when it
-// did not start) and the first error of the run or of decode.
-func InSandbox(ctx context.Context, argv []string, limit time.Duration, stderr io.Writer, decode func(line []byte) error) (*os.ProcessState, error) {
-	cmd, err := sandbox.Command(argv)
-	if err != nil {
-		return nil, err
-	}
-	var stdout bytes.Buffer
-	cmd.Stdin = nil
-	cmd.Stdout = &stdout
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	// Killing unshare (--kill-child) ends the namespace and every process
-	// in it.
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var runErr error
-	select {
-	case runErr = <-done:
-	case <-ctx.Done():
-		_ = cmd.Process.Kill()
-		<-done
-		return cmd.ProcessState, ctx.Err()
-	case <-time.After(limit):
-		_ = cmd.Process.Kill()
-		<-done
-		return cmd.ProcessState, fmt.Errorf("the run did not end within %s", limit)
-	}
-	out := bytes.TrimSpace(stdout.Bytes())
-	if i := bytes.LastIndexByte(out, '\n'); i >= 0 {
-		out = out[i+1:]
-	}
-	if len(out) > 0 {
-		if err := decode(out); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
-	return cmd.ProcessState, runErr
-}
-
-// BusySeconds returns the CPU seconds the machine has spent not idle since
-// boot, summed over its cores (/proc/stat).
-func BusySeconds() (float64, error) {
-	data, err := os.ReadFile("/proc/stat")
-	if err != nil {
-		return 0, err
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	f := strings.Fields(line)
-	if len(f) < 5 || f[0] != "cpu" {
-		return 0, fmt.Errorf("unexpected /proc/stat line %q", line)
-	}
-	var busy float64
-	for i, v := range f[1:] {
-		n, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/stat: %w", err)
-		}
-		// user nice system idle iowait irq softirq steal guest guest_nice:
-		// idle and iowait are not busy; guest time is already in user.
-		if i == 3 || i == 4 || i >= 8 {
-			continue
-		}
-		busy += n
-	}
-	return busy / ClockTicks, nil
-}
-
-// Machine describes the machine's size.
-func Machine() string {
-	mem := ""
-	if data, err := os.ReadFile("/proc/meminfo"); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			f := strings.Fields(line)
-			if len(f) >= 2 && f[0] == "MemTotal:" {
-				if kb, err := strconv.ParseFloat(f[1], 64); err == nil {
-					mem = fmt.Sprintf(", %.0f GiB", kb/1024/1024)
-				}
-			}
-		}
-	}
-	return fmt.Sprintf("%d cores%s, %s/%s", runtime.NumCPU(), mem, runtime.GOOS, runtime.GOARCH)
-}
-
-// RunFresh runs argv — the tool itself with a hidden verb — in a fresh
-// sandbox bounded by limit (see InSandbox), after emptying dir, the run's
-// directory. The JSON result line the run prints is decoded into result;
-// decoded is false when it printed none. err is the run's or the
-// decoding's first error.
-func RunFresh(ctx context.Context, argv []string, limit time.Duration, dir string, stderr io.Writer, result any) (decoded bool, err error) {
-	if err := os.RemoveAll(dir); err != nil {
-		return false, err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return false, err
-	}
-	_, err = InSandbox(ctx, argv, limit, stderr, func(line []byte) error {
-		if err := json.Unmarshal(line, result); err != nil {
-			return fmt.Errorf("decoding the scenario's result: %w", err)
-		}
-		decoded = true
-		return nil
-	})
-	return decoded, err
 }

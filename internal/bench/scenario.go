@@ -5,15 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // scenario is one run: a cluster, the event watch, the workloads.
@@ -22,6 +18,8 @@ type scenario struct {
 	log   io.Writer
 	c     *cluster.Cluster
 	watch *Watch
+	// counters reads the server counters, summed over the servers.
+	counters *experiment.Counters
 }
 
 // RunScenario starts one cluster and runs the options' workloads on it,
@@ -32,43 +30,22 @@ type scenario struct {
 // next one still runs (on a cleaned cluster); the error is the first
 // failure.
 func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error) {
-	if err := sandbox.Verify(); err != nil {
-		return nil, fmt.Errorf("refusing to start agents outside the sandbox: %w", err)
-	}
-	if err := opts.Validate(); err != nil {
-		return nil, err
-	}
 	if opts.DataRoot == "" {
 		opts.DataRoot = DefaultDataRoot
 	}
-	if err := cluster.MountTmpfs(opts.DataRoot); err != nil {
+	v, err := experiment.Prepare(ctx, opts.Validate(), opts.DataRoot, opts.Nomad)
+	if err != nil {
 		return nil, err
 	}
 	run := &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad,
-		Topology: string(opts.Topology), Started: time.Now()}
-	if out, err := exec.CommandContext(ctx, opts.Nomad, "version").Output(); err == nil {
-		run.Version, run.Revision = parseVersion(string(out))
-	}
+		Topology: string(opts.Topology), Started: time.Now(), Version: v.Line, Revision: v.Revision}
 	s := &scenario{opts: opts, log: log}
-	err := s.run(ctx, run)
+	err = s.run(ctx, run)
 	if s.c != nil {
 		s.c.Stop()
 	}
 	run.TotalSeconds = time.Since(run.Started).Seconds()
 	return run, err
-}
-
-// parseVersion reads `nomad version`'s output: "Nomad v1.5.3+fork.1" on the
-// first line, "Revision <commit>" on a later one.
-func parseVersion(out string) (version, revision string) {
-	lines := strings.Split(strings.TrimSpace(out), "\n")
-	version = strings.TrimSpace(lines[0])
-	for _, l := range lines[1:] {
-		if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "Revision "); ok {
-			revision = strings.TrimSpace(rest)
-		}
-	}
-	return version, revision
 }
 
 func (s *scenario) logf(format string, args ...any) {
@@ -92,6 +69,8 @@ func (s *scenario) run(ctx context.Context, run *Run) error {
 	defer stopWatch()
 	s.watch = NewWatch()
 	go s.watch.Follow(wctx, c)
+	s.counters = experiment.NewCounters()
+	go s.counters.Run(wctx, c.Servers)
 
 	var first error
 	for i, name := range s.opts.Workloads {
@@ -119,7 +98,7 @@ func (s *scenario) run(ctx context.Context, run *Run) error {
 				floor = *res.Floor
 			}
 			s.logf("%s (N=%d): %s %.2fs, %.0f Node.UpdateAlloc RPCs (floor %.0f), in %.0fs",
-				name, env.N, res.Latency, res.Seconds, res.Total(func(p *Phase) float64 { return p.UpdateAllocRPCs }), floor, time.Since(t0).Seconds())
+				name, env.N, res.Latency, res.Seconds, res.Total(func(p *experiment.Phase) float64 { return p.UpdateAllocRPCs }), floor, time.Since(t0).Seconds())
 		}
 		run.Workloads = append(run.Workloads, res)
 		if sn, err := s.snapshot(ctx); err == nil {
@@ -140,8 +119,8 @@ func (s *scenario) run(ctx context.Context, run *Run) error {
 // snapshot reads the servers' counters (summed over the servers), the
 // clients' fork metrics and link counters, the agents' CPU times, the load
 // average and the allocations' ClientStatus transitions.
-func (s *scenario) snapshot(ctx context.Context) (Snapshot, error) {
-	sn, leader, err := ServersSnapshot(ctx, s.c)
+func (s *scenario) snapshot(ctx context.Context) (experiment.Snapshot, error) {
+	sn, leader, err := experiment.StartSnapshot(ctx, s.c, s.counters)
 	if err != nil {
 		return sn, err
 	}
@@ -193,7 +172,7 @@ func (s *scenario) snapshot(ctx context.Context) (Snapshot, error) {
 	}
 	sn.ClientRPCs, sn.ClientSent, sn.ClientBuffered = cluster.SumClientMetrics(cms)
 
-	procs, err := ReadProcTable("/proc")
+	procs, err := experiment.ReadProcTable("/proc")
 	if err != nil {
 		return sn, err
 	}
@@ -209,92 +188,7 @@ func (s *scenario) snapshot(ctx context.Context) (Snapshot, error) {
 		for _, r := range s.watch.Allocs(func(string) bool { return true }) {
 			allocs = append(allocs, r.Last)
 		}
-		sn.Transitions = Transitions(allocs)
+		sn.Transitions = experiment.Transitions(allocs)
 	}
 	return sn, nil
-}
-
-// ServerCounters are the server metrics a snapshot reads.
-var ServerCounters = []string{cluster.MetricUpdateAlloc, cluster.MetricRaftApply, cluster.MetricFSMAllocClientUpdate}
-
-// ServersSnapshot starts a snapshot: the time, the load, the leader, and
-// the counters summed over every running server. Node.UpdateAlloc and Raft
-// applies are counted where they are handled — on the leader, followers
-// forward them — so on a steady leader the sum is the leader's count, and
-// across a change of leader the old leader's counts are kept (docs/bench.md).
-// It returns the leader.
-func ServersSnapshot(ctx context.Context, c *cluster.Cluster) (Snapshot, *cluster.Agent, error) {
-	sn := Snapshot{At: time.Now(), Server: map[string]float64{}, PerServer: map[string]map[string]float64{}}
-	sn.Load1, _ = LoadAverage()
-	leader, err := c.Leader(ctx)
-	if err != nil || leader == nil {
-		return sn, nil, fmt.Errorf("finding the leader: %v", err)
-	}
-	sn.Leader = leader.Spec.Name
-	for _, a := range c.Servers {
-		if exited, _ := a.Exited(); exited {
-			continue
-		}
-		m, err := a.API.Metrics(ctx)
-		if err != nil {
-			return sn, nil, fmt.Errorf("%s metrics: %w", a.Spec.Name, err)
-		}
-		own := map[string]float64{}
-		for _, name := range ServerCounters {
-			if v, ok := m.Value(name); ok {
-				sn.Server[name] += v
-				own[name] = v
-			}
-		}
-		sn.PerServer[a.Spec.Name] = own
-	}
-	return sn, leader, nil
-}
-
-// LeaderSnapshot starts a snapshot: the time, the load, the leader and
-// its counters. It returns the leader.
-func LeaderSnapshot(ctx context.Context, c *cluster.Cluster) (Snapshot, *cluster.Agent, error) {
-	sn := Snapshot{At: time.Now(), Server: map[string]float64{}}
-	sn.Load1, _ = LoadAverage()
-	leader, err := c.Leader(ctx)
-	if err != nil || leader == nil {
-		return sn, nil, fmt.Errorf("finding the leader: %v", err)
-	}
-	sn.Leader = leader.Spec.Name
-	m, err := leader.API.Metrics(ctx)
-	if err != nil {
-		return sn, nil, fmt.Errorf("leader metrics: %w", err)
-	}
-	for _, name := range []string{cluster.MetricUpdateAlloc, cluster.MetricRaftApply, cluster.MetricFSMAllocClientUpdate} {
-		if v, ok := m.Value(name); ok {
-			sn.Server[name] = v
-		}
-	}
-	return sn, leader, nil
-}
-
-// SetServerCPU sets the snapshot's CPU of the servers and of the leader
-// from procs.
-func (sn *Snapshot) SetServerCPU(procs ProcTable, servers []*cluster.Agent, leader *cluster.Agent) {
-	sn.ServerCPU = CPU{}
-	for _, a := range servers {
-		cpu := procs.CPUOf(a.PID())
-		sn.ServerCPU.Self += cpu.Self
-		sn.ServerCPU.Tree += cpu.Tree
-	}
-	sn.LeaderCPU = procs.CPUOf(leader.PID()).Self
-}
-
-// LoadAverage returns the machine's 1-minute load average (the kernel's,
-// the same in every namespace).
-func LoadAverage() (float64, error) {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0, err
-	}
-	f := strings.Fields(string(data))
-	if len(f) == 0 {
-		return 0, fmt.Errorf("empty /proc/loadavg")
-	}
-	return strconv.ParseFloat(f[0], 64)
 }

@@ -6,7 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // AllocRecord is what the servers learned of one allocation and when, by
@@ -65,7 +66,7 @@ func (w *Watch) Follow(ctx context.Context, c *cluster.Cluster) {
 
 // terminal reports whether a client status is terminal.
 func terminal(status string) bool {
-	return status == ClientComplete || status == ClientFailed || status == ClientLost
+	return status == experiment.ClientComplete || status == experiment.ClientFailed || status == experiment.ClientLost
 }
 
 // Add records one event.
@@ -99,7 +100,7 @@ func (w *Watch) Add(e cluster.Event) {
 		}
 	}
 	switch {
-	case a.ClientStatus == ClientRunning:
+	case a.ClientStatus == experiment.ClientRunning:
 		first(&r.Running)
 	case terminal(a.ClientStatus):
 		first(&r.Terminal)

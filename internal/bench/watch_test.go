@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 func allocEvent(id, job, status string, index uint64, modify time.Time, healthy *bool) cluster.Event {
@@ -28,17 +29,17 @@ func TestWatch(t *testing.T) {
 	sec := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	yes := true
 	changed := w.Changed()
-	w.Add(allocEvent("a1", "job", ClientPending, 10, sec(0), nil))
+	w.Add(allocEvent("a1", "job", experiment.ClientPending, 10, sec(0), nil))
 	select {
 	case <-changed:
 	default:
 		t.Error("no change signalled")
 	}
-	w.Add(allocEvent("a1", "job", ClientRunning, 11, sec(1), nil))
-	w.Add(allocEvent("a1", "job", ClientRunning, 12, sec(2), &yes)) // a later update: Running stays
-	w.Add(allocEvent("a1", "job", ClientPending, 9, sec(3), nil))   // replayed
-	w.Add(allocEvent("a1", "job", ClientComplete, 13, sec(4), &yes))
-	w.Add(allocEvent("b1", "job/dispatch-1", ClientFailed, 14, sec(5), nil))
+	w.Add(allocEvent("a1", "job", experiment.ClientRunning, 11, sec(1), nil))
+	w.Add(allocEvent("a1", "job", experiment.ClientRunning, 12, sec(2), &yes)) // a later update: Running stays
+	w.Add(allocEvent("a1", "job", experiment.ClientPending, 9, sec(3), nil))   // replayed
+	w.Add(allocEvent("a1", "job", experiment.ClientComplete, 13, sec(4), &yes))
+	w.Add(allocEvent("b1", "job/dispatch-1", experiment.ClientFailed, 14, sec(5), nil))
 	var ev cluster.Event
 	ev.Payload.Evaluation = &cluster.Evaluation{ID: "e1", JobID: "job", Status: "blocked"}
 	w.Add(ev)
@@ -53,7 +54,7 @@ func TestWatch(t *testing.T) {
 	if r.PlacedBy != "eval10" || r.Last.EvalID != "eval13" {
 		t.Errorf("placed by %s, last eval %s: want eval10, eval13", r.PlacedBy, r.Last.EvalID)
 	}
-	if !r.Running.Equal(sec(1)) || !r.Healthy.Equal(sec(2)) || !r.Terminal.Equal(sec(4)) || r.Last.ClientStatus != ClientComplete {
+	if !r.Running.Equal(sec(1)) || !r.Healthy.Equal(sec(2)) || !r.Terminal.Equal(sec(4)) || r.Last.ClientStatus != experiment.ClientComplete {
 		t.Errorf("record %+v", r)
 	}
 	if d := w.Allocs(Prefix("job/")); len(d) != 1 || !d[0].Terminal.Equal(sec(5)) || !d[0].Running.IsZero() {

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // Workload is one scenario of the suite. Every workload runs on a cluster
@@ -150,12 +151,12 @@ type WorkloadRun struct {
 	Floor *float64 `json:"floor_rpcs,omitempty"`
 	// Phases hold the counters between the workload's snapshots:
 	// rolling's initial, rolling and settle; the others' one phase "run".
-	Phases []Phase `json:"phases"`
-	Error  string  `json:"error,omitempty"`
+	Phases []experiment.Phase `json:"phases"`
+	Error  string             `json:"error,omitempty"`
 }
 
 // Total sums a phase figure over the workload's phases.
-func (w *WorkloadRun) Total(f func(*Phase) float64) float64 {
+func (w *WorkloadRun) Total(f func(*experiment.Phase) float64) float64 {
 	var t float64
 	for i := range w.Phases {
 		t += f(&w.Phases[i])
@@ -173,13 +174,13 @@ type Env struct {
 	Settle  time.Duration
 	Timeout time.Duration
 	// Snapshot reads the counters (see scenario.snapshot).
-	Snapshot func(ctx context.Context) (Snapshot, error)
+	Snapshot func(ctx context.Context) (experiment.Snapshot, error)
 	Logf     func(format string, args ...any)
 }
 
 // measure runs f between two snapshots, waits Settle, takes the last
 // snapshot, and returns the phase "run" of the difference.
-func (env *Env) measure(ctx context.Context, f func() error) ([]Phase, error) {
+func (env *Env) measure(ctx context.Context, f func() error) ([]experiment.Phase, error) {
 	a, err := env.Snapshot(ctx)
 	if err != nil {
 		return nil, err
@@ -187,25 +188,14 @@ func (env *Env) measure(ctx context.Context, f func() error) ([]Phase, error) {
 	if err := f(); err != nil {
 		return nil, err
 	}
-	if err := sleep(ctx, env.Settle); err != nil {
+	if err := experiment.Sleep(ctx, env.Settle); err != nil {
 		return nil, err
 	}
 	b, err := env.Snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return []Phase{Diff("run", a, b)}, nil
-}
-
-// sleep waits d, the workload's own pacing (a settle, a periodic job's
-// window), or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
+	return []experiment.Phase{experiment.Diff("run", a, b)}, nil
 }
 
 // waitWatch waits until cond holds over the watch's records, re-checking

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // batchQueue registers a batch job of N one-second tasks on clients that
@@ -65,10 +66,10 @@ func (b batchQueue) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 		return env.waitWatch(ctx, fmt.Sprintf("%d allocations complete", env.N), func() (bool, error) {
 			done = done[:0]
 			for _, a := range env.Watch.Allocs(Job(batchJob)) {
-				if a.Last.ClientStatus == ClientFailed {
+				if a.Last.ClientStatus == experiment.ClientFailed {
 					return false, fmt.Errorf("allocation %s failed", a.Last.ID)
 				}
-				if a.Last.ClientStatus == ClientComplete {
+				if a.Last.ClientStatus == experiment.ClientComplete {
 					done = append(done, a)
 				}
 			}

@@ -6,7 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // dispatch registers a parameterized batch job of one 200 ms task and
@@ -71,10 +72,10 @@ func (d dispatch) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 		return env.waitWatch(ctx, fmt.Sprintf("%d dispatched allocations complete", env.N), func() (bool, error) {
 			done = done[:0]
 			for _, a := range env.Watch.Allocs(Prefix(dispatchJob + "/")) {
-				if a.Last.ClientStatus == ClientFailed {
+				if a.Last.ClientStatus == experiment.ClientFailed {
 					return false, fmt.Errorf("allocation %s failed", a.Last.ID)
 				}
-				if a.Last.ClientStatus == ClientComplete {
+				if a.Last.ClientStatus == experiment.ClientComplete {
 					done = append(done, a)
 				}
 			}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // drain runs a service job of N allocations without a deployment, spread
@@ -40,7 +41,7 @@ func (d drain) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 	running := func() []AllocRecord {
 		var out []AllocRecord
 		for _, a := range env.Watch.Allocs(Job(drainJob)) {
-			if a.Last.ClientStatus == ClientRunning && a.Last.DesiredStatus == "run" {
+			if a.Last.ClientStatus == experiment.ClientRunning && a.Last.DesiredStatus == "run" {
 				out = append(out, a)
 			}
 		}

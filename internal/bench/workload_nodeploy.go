@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // noDeploy registers a service job of N allocations with `update {

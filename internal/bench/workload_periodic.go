@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // periodic registers a periodic batch job launched every second with
@@ -38,7 +39,7 @@ func (p periodic) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 		if err := api.Register(ctx, job); err != nil {
 			return err
 		}
-		if err := sleep(ctx, window); err != nil {
+		if err := experiment.Sleep(ctx, window); err != nil {
 			return err
 		}
 		// Stop launching; let the children launched finish.

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // reschedule registers a service job (no deployment) of N allocations
@@ -43,7 +44,7 @@ func (w reschedule) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 			failed = failed[:0]
 			replaced := 0
 			for _, a := range env.Watch.Allocs(Job(rescheduleJob)) {
-				if a.Last.ClientStatus == ClientFailed {
+				if a.Last.ClientStatus == experiment.ClientFailed {
 					failed = append(failed, a)
 				}
 				if a.Last.NextAllocation != "" {

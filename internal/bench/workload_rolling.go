@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // rolling registers a service job of N allocations (an update block with
@@ -26,7 +27,7 @@ func (r rolling) jobID() string { return r.name }
 
 func (r rolling) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 	res := WorkloadRun{Name: r.name, N: env.N, Latency: r.Latency(), Figures: map[string]float64{}}
-	edges := make([]Snapshot, 0, 4)
+	edges := make([]experiment.Snapshot, 0, 4)
 	snap := func() error {
 		sn, err := env.Snapshot(ctx)
 		if err == nil {
@@ -38,7 +39,7 @@ func (r rolling) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 		return res, err
 	}
 	var durations []float64
-	for version, phase := range []string{PhaseInitial, PhaseRolling} {
+	for version, phase := range []string{experiment.PhaseInitial, experiment.PhaseRolling} {
 		d, err := r.deploy(ctx, env, version)
 		if err != nil {
 			return res, fmt.Errorf("%s deployment: %w", phase, err)
@@ -49,14 +50,14 @@ func (r rolling) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 			return res, err
 		}
 	}
-	if err := sleep(ctx, env.Settle); err != nil {
+	if err := experiment.Sleep(ctx, env.Settle); err != nil {
 		return res, err
 	}
 	if err := snap(); err != nil {
 		return res, err
 	}
-	for i, name := range Phases {
-		p := Diff(name, edges[i], edges[i+1])
+	for i, name := range experiment.Phases {
+		p := experiment.Diff(name, edges[i], edges[i+1])
 		if i < len(durations) {
 			p.Seconds = durations[i]
 		}

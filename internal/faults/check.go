@@ -3,16 +3,8 @@ package faults
 import (
 	"fmt"
 	"sort"
-)
 
-// Client statuses of an allocation, as Nomad names them.
-const (
-	StatusPending  = "pending"
-	StatusRunning  = "running"
-	StatusComplete = "complete"
-	StatusFailed   = "failed"
-	StatusLost     = "lost"
-	StatusUnknown  = "unknown"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // Task states, as Nomad names them.
@@ -94,13 +86,13 @@ func (a ClientAlloc) Status() string {
 	}
 	switch {
 	case failed:
-		return StatusFailed
+		return experiment.ClientFailed
 	case running:
-		return StatusRunning
+		return experiment.ClientRunning
 	case pending:
-		return StatusPending
+		return experiment.ClientPending
 	case dead:
-		return StatusComplete
+		return experiment.ClientComplete
 	}
 	return ""
 }
@@ -119,7 +111,7 @@ type Finding struct {
 }
 
 func (f Finding) String() string {
-	return fmt.Sprintf("%s (%s on %s): %s", shortID(f.Alloc), f.Name, f.Node, f.Detail)
+	return fmt.Sprintf("%s (%s on %s): %s", experiment.ShortID(f.Alloc), f.Name, f.Node, f.Detail)
 }
 
 // Verdict is the checker's result.
@@ -192,16 +184,16 @@ func Check(servers []ServerAlloc, clients map[string]ClientView) Verdict {
 // from its client's, "" when they agree.
 func disagreement(s ServerAlloc, c ClientAlloc, has bool) string {
 	if !has {
-		if s.ClientStatus == StatusRunning || s.ClientStatus == StatusPending {
+		if s.ClientStatus == experiment.ClientRunning || s.ClientStatus == experiment.ClientPending {
 			return fmt.Sprintf("the servers hold it %s; its client does not have it", s.ClientStatus)
 		}
 		return ""
 	}
 	status := c.Status()
 	switch {
-	case status == "" && s.ClientStatus == StatusRunning:
+	case status == "" && s.ClientStatus == experiment.ClientRunning:
 		return "the servers hold it running; no task of it runs on its client"
-	case status == StatusRunning && s.ClientStatus != StatusRunning:
+	case status == experiment.ClientRunning && s.ClientStatus != experiment.ClientRunning:
 		return fmt.Sprintf("it runs on its client; the servers hold it %s", s.ClientStatus)
 	case status != "" && status != s.ClientStatus:
 		return fmt.Sprintf("its client holds it %s; the servers hold it %s", status, s.ClientStatus)
@@ -240,7 +232,7 @@ func concurrentRuns(servers []ServerAlloc, clients map[string]ClientView) []Find
 		runs := running[name]
 		for _, s := range runs[1:] {
 			out = append(out, Finding{Alloc: s.ID, Name: name, Node: s.Node,
-				Detail: fmt.Sprintf("%d allocations named %s run at once (also %s on %s)", len(runs), name, shortID(runs[0].ID), runs[0].Node)})
+				Detail: fmt.Sprintf("%d allocations named %s run at once (also %s on %s)", len(runs), name, experiment.ShortID(runs[0].ID), runs[0].Node)})
 		}
 	}
 	return out
@@ -255,13 +247,6 @@ func health(h *bool) string {
 	default:
 		return "unhealthy"
 	}
-}
-
-func shortID(id string) string {
-	if len(id) > 8 {
-		return id[:8]
-	}
-	return id
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -47,17 +49,17 @@ func deliver(servers []ServerAlloc, updates []update, drop func(i int, u update)
 // no handle for it), a3 stays running; all on client1.
 func scenarioViews() ([]ServerAlloc, []update, map[string]ClientView) {
 	servers := []ServerAlloc{
-		{ID: "a1", Name: "j.g[0]", Node: "client1", DesiredStatus: "run", ClientStatus: StatusPending},
-		{ID: "a2", Name: "j.g[1]", Node: "client1", DesiredStatus: "stop", ClientStatus: StatusPending},
-		{ID: "a3", Name: "j.g[2]", Node: "client1", DesiredStatus: "run", ClientStatus: StatusPending},
+		{ID: "a1", Name: "j.g[0]", Node: "client1", DesiredStatus: "run", ClientStatus: experiment.ClientPending},
+		{ID: "a2", Name: "j.g[1]", Node: "client1", DesiredStatus: "stop", ClientStatus: experiment.ClientPending},
+		{ID: "a3", Name: "j.g[2]", Node: "client1", DesiredStatus: "run", ClientStatus: experiment.ClientPending},
 	}
 	running := TaskView{State: TaskRunning, Starts: 1}
 	updates := []update{
-		{alloc: "a1", status: StatusRunning, task: running},
-		{alloc: "a2", status: StatusRunning, task: running},
-		{alloc: "a3", status: StatusRunning, task: running},
-		{alloc: "a1", status: StatusRunning, task: running, healthy: ptr(true)},
-		{alloc: "a2", status: StatusComplete, task: TaskView{State: TaskDead, Starts: 1}},
+		{alloc: "a1", status: experiment.ClientRunning, task: running},
+		{alloc: "a2", status: experiment.ClientRunning, task: running},
+		{alloc: "a3", status: experiment.ClientRunning, task: running},
+		{alloc: "a1", status: experiment.ClientRunning, task: running, healthy: ptr(true)},
+		{alloc: "a2", status: experiment.ClientComplete, task: TaskView{State: TaskDead, Starts: 1}},
 	}
 	clients := map[string]ClientView{"client1": {
 		"a1": {ID: "a1", Tasks: map[string]TaskView{"task": running}, Healthy: ptr(true)},
@@ -119,7 +121,7 @@ func TestCheckTaskDisagreements(t *testing.T) {
 		{"task state behind", map[string]TaskView{"task": {State: TaskPending}}, run, "is running on its client; the servers hold pending"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			servers := []ServerAlloc{{ID: "a1", Name: "j.g[0]", Node: "c", ClientStatus: StatusRunning, Tasks: tc.server}}
+			servers := []ServerAlloc{{ID: "a1", Name: "j.g[0]", Node: "c", ClientStatus: experiment.ClientRunning, Tasks: tc.server}}
 			clients := map[string]ClientView{"c": {"a1": {ID: "a1", Tasks: map[string]TaskView{"task": tc.client}}}}
 			v := Check(servers, clients)
 			if len(v.Lost) != 1 || !strings.Contains(v.Lost[0].Detail, tc.want) {
@@ -139,21 +141,21 @@ func TestCheckServerStatuses(t *testing.T) {
 		has    bool
 		lost   bool
 	}{
-		{StatusRunning, &run, true, false},
-		{StatusUnknown, &run, true, true}, // reconnected, the client's running never arrived
-		{StatusLost, &run, true, true},
-		{StatusComplete, &run, true, true},
-		{StatusComplete, &done, true, false},
-		{StatusLost, &done, true, true}, // stopped on reconnect, the complete never arrived
-		{StatusRunning, &done, true, true},
-		{StatusFailed, &failed, true, false},
-		{StatusComplete, &failed, true, true},
-		{StatusLost, nil, true, false}, // replaced; the client never started it
-		{StatusPending, nil, true, false},
-		{StatusRunning, nil, true, true},
-		{StatusComplete, nil, false, false}, // collected by the client
-		{StatusRunning, nil, false, true},   // the client does not have it
-		{StatusPending, nil, false, true},
+		{experiment.ClientRunning, &run, true, false},
+		{experiment.ClientUnknown, &run, true, true}, // reconnected, the client's running never arrived
+		{experiment.ClientLost, &run, true, true},
+		{experiment.ClientComplete, &run, true, true},
+		{experiment.ClientComplete, &done, true, false},
+		{experiment.ClientLost, &done, true, true}, // stopped on reconnect, the complete never arrived
+		{experiment.ClientRunning, &done, true, true},
+		{experiment.ClientFailed, &failed, true, false},
+		{experiment.ClientComplete, &failed, true, true},
+		{experiment.ClientLost, nil, true, false}, // replaced; the client never started it
+		{experiment.ClientPending, nil, true, false},
+		{experiment.ClientRunning, nil, true, true},
+		{experiment.ClientComplete, nil, false, false}, // collected by the client
+		{experiment.ClientRunning, nil, false, true},   // the client does not have it
+		{experiment.ClientPending, nil, false, true},
 	} {
 		c := ClientAlloc{ID: "a1", Tasks: map[string]TaskView{}}
 		serverTask := run
@@ -176,10 +178,10 @@ func TestCheckServerStatuses(t *testing.T) {
 func TestCheckDuplicates(t *testing.T) {
 	run := TaskView{State: TaskRunning, Starts: 1}
 	servers := []ServerAlloc{
-		{ID: "a1", Name: "j.g[0]", Node: "c1", ClientStatus: StatusRunning, Tasks: map[string]TaskView{"task": run}},
-		{ID: "a2", Name: "j.g[0]", Node: "c2", ClientStatus: StatusRunning, Tasks: map[string]TaskView{"task": run}},
-		{ID: "a3", Name: "j.g[1]", Node: "c2", ClientStatus: StatusRunning, Tasks: map[string]TaskView{"task": {State: TaskRunning, Starts: 2}}},
-		{ID: "a4", Name: "j.g[2]", Node: "c2", ClientStatus: StatusRunning, Tasks: map[string]TaskView{"task": {State: TaskRunning, Restarts: 1, Starts: 2}}},
+		{ID: "a1", Name: "j.g[0]", Node: "c1", ClientStatus: experiment.ClientRunning, Tasks: map[string]TaskView{"task": run}},
+		{ID: "a2", Name: "j.g[0]", Node: "c2", ClientStatus: experiment.ClientRunning, Tasks: map[string]TaskView{"task": run}},
+		{ID: "a3", Name: "j.g[1]", Node: "c2", ClientStatus: experiment.ClientRunning, Tasks: map[string]TaskView{"task": {State: TaskRunning, Starts: 2}}},
+		{ID: "a4", Name: "j.g[2]", Node: "c2", ClientStatus: experiment.ClientRunning, Tasks: map[string]TaskView{"task": {State: TaskRunning, Restarts: 1, Starts: 2}}},
 	}
 	clients := map[string]ClientView{
 		"c1": {"a1": {ID: "a1", Tasks: map[string]TaskView{"task": run}}},
@@ -196,8 +198,8 @@ func TestCheckDuplicates(t *testing.T) {
 		},
 	}
 	servers = append(servers,
-		ServerAlloc{ID: "a5", Name: "j.g[3]", Node: "c2", ClientStatus: StatusRunning, Tasks: map[string]TaskView{"task": {State: TaskRunning, Starts: 2}}},
-		ServerAlloc{ID: "a6", Name: "j.g[4]", Node: "c2", ClientStatus: StatusComplete, Tasks: map[string]TaskView{"task": {State: TaskDead, Starts: 3}}},
+		ServerAlloc{ID: "a5", Name: "j.g[3]", Node: "c2", ClientStatus: experiment.ClientRunning, Tasks: map[string]TaskView{"task": {State: TaskRunning, Starts: 2}}},
+		ServerAlloc{ID: "a6", Name: "j.g[4]", Node: "c2", ClientStatus: experiment.ClientComplete, Tasks: map[string]TaskView{"task": {State: TaskDead, Starts: 3}}},
 	)
 	v := Check(servers, clients)
 	if len(v.Lost) != 0 {
@@ -216,8 +218,8 @@ func TestCheckDuplicates(t *testing.T) {
 
 func TestCheckCountsMissingClientViewsAsUnchecked(t *testing.T) {
 	servers := []ServerAlloc{
-		{ID: "a1", Node: "c1", ClientStatus: StatusRunning},
-		{ID: "a2", Node: "c2", ClientStatus: StatusRunning},
+		{ID: "a1", Node: "c1", ClientStatus: experiment.ClientRunning},
+		{ID: "a2", Node: "c2", ClientStatus: experiment.ClientRunning},
 	}
 	v := Check(servers, map[string]ClientView{"c1": nil})
 	if v.Checked != 0 || v.Unchecked != 2 || len(v.Lost) != 0 {

@@ -1,5 +1,5 @@
 // Package faults runs fault scenarios against a real Nomad cluster (package
-// bench/cluster: 3 servers and 3 clients, each on a host of its own inside
+// experiment/cluster: 3 servers and 3 clients, each on a host of its own inside
 // the sandbox) and checks that nothing is lost: mid rolling deployment it
 // kills the Raft leader, restarts a client, cuts a client's host off for
 // longer than its heartbeat TTL, or stalls the leader; once the fault has

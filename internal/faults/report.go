@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // WriteTable prints a table per scenario: a row per binary with the lost
@@ -142,7 +144,7 @@ func firstLine(s string) string {
 func shortIDs(ids []string) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		out[i] = shortID(id)
+		out[i] = experiment.ShortID(id)
 	}
 	return out
 }

@@ -2,11 +2,8 @@ package faults
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
 )
 
 func TestOptionsRoundTrip(t *testing.T) {
@@ -35,7 +32,7 @@ func TestOptionsRoundTrip(t *testing.T) {
 		}
 	}
 	// A run is bounded by its parts.
-	if l := o.Limit(); l < o.DeployTimeout*2+o.ConvergeTimeout {
+	if l := o.Limit(); l < o.PhaseTimeout*2+o.ConvergeTimeout {
 		t.Fatalf("limit %s shorter than its deployments and convergence", l)
 	}
 }
@@ -58,53 +55,6 @@ func TestParseFaults(t *testing.T) {
 		if _, err := ParseFaults(bad); err == nil {
 			t.Errorf("ParseFaults(%q) accepted", bad)
 		}
-	}
-}
-
-func stub(id string, version uint64, desired, status string, healthy *bool) cluster.AllocStub {
-	a := cluster.AllocStub{ID: id, JobVersion: version, DesiredStatus: desired, ClientStatus: status}
-	if healthy != nil {
-		a.DeploymentStatus = &cluster.AllocDeploymentStatus{Healthy: healthy}
-	}
-	return a
-}
-
-func TestUnconverged(t *testing.T) {
-	yes := ptr(true)
-	done := []cluster.AllocStub{
-		stub("old1", 0, "stop", StatusComplete, yes),
-		stub("old2", 0, "stop", StatusLost, nil),
-		stub("new1", 1, "run", StatusRunning, yes),
-		stub("new2", 1, "run", StatusRunning, yes),
-	}
-	if why := Unconverged(done, 2, 1); why != "" {
-		t.Fatalf("converged view reported as %q", why)
-	}
-	for _, tc := range []struct {
-		change func([]cluster.AllocStub)
-		want   string
-	}{
-		{func(a []cluster.AllocStub) { a[2].DeploymentStatus = nil }, "1 of 2 allocations of version 1 running and healthy"},
-		{func(a []cluster.AllocStub) { a[3].ClientStatus = StatusUnknown }, "new2 is unknown"},
-		{func(a []cluster.AllocStub) { a[0].ClientStatus = StatusRunning }, "old1 is to stop but still running"},
-		{func(a []cluster.AllocStub) { a[1].ClientStatus = StatusPending }, "old2 is pending"},
-	} {
-		allocs := append([]cluster.AllocStub(nil), done...)
-		tc.change(allocs)
-		if why := Unconverged(allocs, 2, 1); !strings.Contains(why, tc.want) {
-			t.Errorf("got %q, want %q", why, tc.want)
-		}
-	}
-}
-
-func TestCountersSub(t *testing.T) {
-	before := counters{"server1": {100, 200}, "server2": {0, 50}, "server3": {7, 7}}
-	// server1 grew; server2's series expired and came back (counts from
-	// 0); server3 was killed (not read at the end).
-	after := counters{"server1": {130, 260}, "server2": {5, 20}}
-	rpcs, raft := after.sub(before)
-	if rpcs != 35 || raft != 80 {
-		t.Fatalf("rpcs %v raft %v, want 35, 80", rpcs, raft)
 	}
 }
 

@@ -2,30 +2,25 @@ package faults
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // Report is an invocation's results.
 type Report struct {
-	Date     time.Time      `json:"date"`
-	Command  string         `json:"command"`
-	Machine  string         `json:"machine"`
-	Cores    int            `json:"cores"`
-	Count    int            `json:"count"`
-	Binaries []bench.Binary `json:"binaries"`
-	Faults   []string       `json:"faults"`
-	Results  []Result       `json:"results"`
-	Seconds  float64        `json:"seconds"`
+	experiment.Header
+	Count    int                 `json:"count"`
+	Binaries []experiment.Binary `json:"binaries"`
+	Faults   []string            `json:"faults"`
+	Results  []Result            `json:"results"`
+	Seconds  float64             `json:"seconds"`
 }
 
 // Runner runs every scenario for every binary, each run in a fresh
@@ -33,11 +28,11 @@ type Report struct {
 type Runner struct {
 	Options  Options // the scenario options; Fault, Nomad, Label and Dir are set per run
 	Faults   []Fault
-	Binaries []bench.Binary
+	Binaries []experiment.Binary
 	// Upstream is the pinned version's unpatched binary, which the upgrade
 	// and mixed scenarios run beside each tested binary (the fork and the
 	// variants); without it they are skipped with a note.
-	Upstream *bench.Binary
+	Upstream *experiment.Binary
 	// Dir is the results directory: runs/<fault>-<label> per run.
 	Dir string
 	// Self is the tool's executable, re-run in each sandbox with RunArg.
@@ -54,14 +49,13 @@ const ReportFile = "faults.json"
 // for an interrupt or a failure to save.
 func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	rep := &Report{
-		Date: time.Now().UTC(), Command: r.Command, Machine: bench.Machine(), Cores: runtime.NumCPU(),
-		Count: r.Options.Count, Binaries: r.Binaries,
+		Header: experiment.NewHeader(r.Command), Count: r.Options.Count, Binaries: r.Binaries,
 	}
 	for _, f := range r.Faults {
 		rep.Faults = append(rep.Faults, f.Name)
 	}
 	if r.Upstream != nil && !hasLabel(rep.Binaries, r.Upstream.Label) {
-		rep.Binaries = append(append([]bench.Binary(nil), rep.Binaries...), *r.Upstream)
+		rep.Binaries = append(append([]experiment.Binary(nil), rep.Binaries...), *r.Upstream)
 	}
 	// Agents run in their own directories: every path they get is absolute.
 	dir, err := filepath.Abs(r.Dir)
@@ -123,23 +117,23 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 // binariesOf returns the binaries the scenario runs for: every one, but
 // for a pair scenario only the tested ones (the fork and the variants),
 // each beside Upstream.
-func (r *Runner) binariesOf(f Fault) []bench.Binary {
+func (r *Runner) binariesOf(f Fault) []experiment.Binary {
 	if !f.Pair() {
 		return r.Binaries
 	}
 	if r.Upstream == nil {
 		return nil
 	}
-	var out []bench.Binary
+	var out []experiment.Binary
 	for _, b := range r.Binaries {
-		if b.Label == bench.ForkLabel || b.Variant {
+		if b.Label == experiment.ForkLabel || b.Variant {
 			out = append(out, b)
 		}
 	}
 	return out
 }
 
-func hasLabel(bins []bench.Binary, label string) bool {
+func hasLabel(bins []experiment.Binary, label string) bool {
 	for _, b := range bins {
 		if b.Label == label {
 			return true
@@ -162,50 +156,18 @@ func stepsSummary(steps []UpgradeStep) string {
 
 // runOne runs one scenario in a fresh sandbox; the result is never nil.
 func (r *Runner) runOne(ctx context.Context, o Options) *Result {
-	res := &Result{Fault: o.Fault, Label: o.Label, Count: o.Count}
-	var got Result
-	decoded, err := bench.RunFresh(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), o.Dir, r.Stderr, &got)
-	if decoded {
-		res = &got
-	}
-	if err != nil && res.Error == "" {
-		res.Error = err.Error()
-	}
-	return res
+	return experiment.RunOne(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), o.Dir, r.Stderr,
+		&Result{Fault: o.Fault, Label: o.Label, Count: o.Count}, func(res *Result) *string { return &res.Error })
 }
 
 // WriteJSON saves the report atomically.
-func (rep *Report) WriteJSON(path string) error {
-	data, err := json.MarshalIndent(rep, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, append(data, '\n'), 0o644)
-}
+func (rep *Report) WriteJSON(path string) error { return atomicfile.WriteJSON(path, rep) }
 
 // ReadReport reads a saved report.
-func ReadReport(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var rep Report
-	if err := json.Unmarshal(data, &rep); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &rep, nil
-}
+func ReadReport(path string) (*Report, error) { return experiment.ReadReport[Report](path) }
 
 // Failed counts the results that are not OK.
-func (rep *Report) Failed() int {
-	n := 0
-	for i := range rep.Results {
-		if !rep.Results[i].OK() {
-			n++
-		}
-	}
-	return n
-}
+func (rep *Report) Failed() int { return experiment.NotOK(rep.Results) }
 
 func seconds(s *float64) string {
 	if s == nil {

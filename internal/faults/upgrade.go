@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // The upgrade scenario's checks, without agents: what the servers and the
@@ -61,7 +63,7 @@ func CompareSwap(before, after Snapshot) Swap {
 		s.Allocs++
 		tasks, ok := after.Allocs[id]
 		if !ok {
-			problem("allocation %s no longer runs on the servers", shortID(id))
+			problem("allocation %s no longer runs on the servers", experiment.ShortID(id))
 			continue
 		}
 		s.Kept++
@@ -69,17 +71,17 @@ func CompareSwap(before, after Snapshot) Swap {
 			b, a := before.Allocs[id][name], tasks[name]
 			switch {
 			case a.State != TaskRunning:
-				problem("task %s of %s is %q on the servers", name, shortID(id), a.State)
+				problem("task %s of %s is %q on the servers", name, experiment.ShortID(id), a.State)
 			case a.Starts != b.Starts || a.Restarts != b.Restarts:
-				problem("task %s of %s started %d more time(s), restarted %d more time(s)", name, shortID(id), a.Starts-b.Starts, int64(a.Restarts)-int64(b.Restarts))
+				problem("task %s of %s started %d more time(s), restarted %d more time(s)", name, experiment.ShortID(id), a.Starts-b.Starts, int64(a.Restarts)-int64(b.Restarts))
 			case a.FailedRestores != b.FailedRestores:
-				problem("task %s of %s failed to restore %d time(s)", name, shortID(id), a.FailedRestores-b.FailedRestores)
+				problem("task %s of %s failed to restore %d time(s)", name, experiment.ShortID(id), a.FailedRestores-b.FailedRestores)
 			}
 		}
 	}
 	for _, id := range sortedKeys(after.Allocs) {
 		if _, ok := before.Allocs[id]; !ok {
-			problem("allocation %s runs after the swap, not before", shortID(id))
+			problem("allocation %s runs after the swap, not before", experiment.ShortID(id))
 		}
 	}
 	for _, key := range sortedKeys(before.Procs) {
@@ -147,7 +149,7 @@ func procs(ps []TaskProc) string {
 
 func shortKey(key string) string {
 	id, task, _ := strings.Cut(key, "/")
-	return shortID(id) + "/" + task
+	return experiment.ShortID(id) + "/" + task
 }
 
 // ReadTaskProcs reads the process table under procDir (/proc) and returns

@@ -1,20 +1,18 @@
 package faults
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // The upgrade and mixed scenarios run two binaries: the pinned version's
@@ -85,41 +83,6 @@ func (r *run) upgradeJob(version int) *cluster.Job {
 	return j
 }
 
-// nomadVersion is what `nomad version` says of a binary: its version
-// (with metadata) and revision, as its node's nomad.version and
-// nomad.revision attributes hold them.
-type nomadVersion struct {
-	Version, Revision string
-}
-
-// parseNomadVersion reads `nomad version`'s output: "Nomad v1.5.3+fork.1",
-// then "BuildDate …" and "Revision <commit>" lines.
-func parseNomadVersion(out []byte) (nomadVersion, error) {
-	var v nomadVersion
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		switch {
-		case len(f) >= 2 && f[0] == "Nomad":
-			v.Version = strings.TrimPrefix(f[1], "v")
-		case len(f) >= 2 && f[0] == "Revision":
-			v.Revision = f[1]
-		}
-	}
-	if v.Version == "" {
-		return v, fmt.Errorf("no version in %q", bytes.TrimSpace(out))
-	}
-	return v, nil
-}
-
-func binaryVersion(ctx context.Context, nomad string) (nomadVersion, error) {
-	out, err := exec.CommandContext(ctx, nomad, "version").Output()
-	if err != nil {
-		return nomadVersion{}, fmt.Errorf("%s version: %w", nomad, err)
-	}
-	return parseNomadVersion(out)
-}
-
 // upgrade runs the upgrade scenario: the client starts on upstream and
 // the job's allocations run; then three times — to the binary under test,
 // back to upstream, and a plain restart of upstream as the control — the
@@ -128,11 +91,11 @@ func binaryVersion(ctx context.Context, nomad string) (nomadVersion, error) {
 // read for restore errors, and the job updated. Last, the servers' view
 // is checked against the client's stored state.
 func (r *run) upgrade(ctx context.Context) error {
-	upstream, err := binaryVersion(ctx, r.opts.Upstream)
+	upstream, err := experiment.ProbeVersion(ctx, r.opts.Upstream)
 	if err != nil {
 		return err
 	}
-	tested, err := binaryVersion(ctx, r.opts.Nomad)
+	tested, err := experiment.ProbeVersion(ctx, r.opts.Nomad)
 	if err != nil {
 		return err
 	}
@@ -151,14 +114,14 @@ func (r *run) upgrade(ctx context.Context) error {
 	if err := r.registerJob(ctx, r.upgradeJob(version)); err != nil {
 		return err
 	}
-	if err := r.waitDeployment(ctx, 0, r.opts.DeployTimeout); err != nil {
+	if err := r.waitDeployment(ctx, 0, r.opts.PhaseTimeout); err != nil {
 		return fmt.Errorf("initial deployment: %w", err)
 	}
 	r.logf("initial deployment of %d raw_exec allocations successful on %s", r.count(), r.opts.UpstreamLabel)
 
 	swaps := []struct {
 		label, nomad string
-		version      nomadVersion
+		version      experiment.Version
 	}{
 		{r.opts.Label, r.opts.Nomad, tested},
 		{r.opts.UpstreamLabel, r.opts.Upstream, upstream},
@@ -205,7 +168,7 @@ func (r *run) upgrade(ctx context.Context) error {
 		// A restore that fails shows after the client contacted the
 		// servers (the task runner then starts the task again): give it
 		// the settle time.
-		if err := sleep(ctx, r.opts.Settle); err != nil {
+		if err := experiment.Sleep(ctx, r.opts.Settle); err != nil {
 			return err
 		}
 		after, err := r.snapshot(ctx, uint64(version))
@@ -227,7 +190,7 @@ func (r *run) upgrade(ctx context.Context) error {
 		updated := time.Now()
 		err = r.registerJob(ctx, r.upgradeJob(version))
 		if err == nil {
-			err = r.waitDeployment(ctx, uint64(version), r.opts.DeployTimeout)
+			err = r.waitDeployment(ctx, uint64(version), r.opts.PhaseTimeout)
 		}
 		if err != nil {
 			step.Problems = append(step.Problems, fmt.Sprintf("job version %d: %v", version, err))
@@ -273,7 +236,7 @@ func (r *run) terminalAllocs(ctx context.Context) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, a := range allocs {
 		switch a.ClientStatus {
-		case StatusComplete, StatusFailed, StatusLost:
+		case experiment.ClientComplete, experiment.ClientFailed, experiment.ClientLost:
 			out[a.ID] = true
 		}
 	}
@@ -282,7 +245,7 @@ func (r *run) terminalAllocs(ctx context.Context) (map[string]bool, error) {
 
 func (r *run) registerJob(ctx context.Context, job *cluster.Job) error {
 	return cluster.WaitFor(ctx, fmt.Sprintf("registering job %s", job.ID), 2*time.Minute, time.Second, func() (bool, error) {
-		qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+		qctx, cancel := context.WithTimeout(ctx, experiment.QueryTimeout)
 		defer cancel()
 		api, err := r.api(qctx)
 		if err != nil {
@@ -301,7 +264,7 @@ func (r *run) snapshot(ctx context.Context, version uint64) (Snapshot, error) {
 	}
 	s := Snapshot{Allocs: map[string]map[string]TaskView{}}
 	for _, a := range allocs {
-		if a.DesiredStatus != "run" || a.ClientStatus != StatusRunning || a.JobVersion != version {
+		if a.DesiredStatus != "run" || a.ClientStatus != experiment.ClientRunning || a.JobVersion != version {
 			continue
 		}
 		tasks := map[string]TaskView{}
@@ -353,7 +316,7 @@ func (r *run) nodeDetail(ctx context.Context) (*cluster.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	qctx, cancel := context.WithTimeout(ctx, queryTimeout)
+	qctx, cancel := context.WithTimeout(ctx, experiment.QueryTimeout)
 	defer cancel()
 	api, err := r.api(qctx)
 	if err != nil {
@@ -365,7 +328,7 @@ func (r *run) nodeDetail(ctx context.Context) (*cluster.Node, error) {
 // waitNodeVersion waits until the servers hold the upgraded client's node
 // changed since index (the new agent registered it), ready, with the
 // version and revision of the binary it now runs and a healthy raw_exec.
-func (r *run) waitNodeVersion(ctx context.Context, want nomadVersion, index uint64) error {
+func (r *run) waitNodeVersion(ctx context.Context, want experiment.Version, index uint64) error {
 	var last string
 	err := cluster.WaitFor(ctx, fmt.Sprintf("node %s ready on %s", upgradedClient, want.Version), r.opts.StartTimeout, 200*time.Millisecond, func() (bool, error) {
 		if err := r.c.CheckAlive(); err != nil {
@@ -433,7 +396,7 @@ func (r *run) checkMixed(ctx context.Context) error {
 	}
 	perClient := map[string]int{}
 	for _, a := range allocs {
-		if a.JobVersion == 1 && a.DesiredStatus == "run" && a.ClientStatus == StatusRunning {
+		if a.JobVersion == 1 && a.DesiredStatus == "run" && a.ClientStatus == experiment.ClientRunning {
 			perClient[nodes[a.NodeID]]++
 		}
 	}

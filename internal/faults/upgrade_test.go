@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // swapSnapshot is two allocations of one task each, running with their
@@ -231,16 +231,6 @@ panic: runtime error: invalid memory address or nil pointer dereference
 	}
 }
 
-func TestParseNomadVersion(t *testing.T) {
-	v, err := parseNomadVersion([]byte("Nomad v1.5.3+fork.1\nBuildDate 2026-12-01T10:00:00Z\nRevision 2b0b28297b47\n"))
-	if err != nil || v != (nomadVersion{Version: "1.5.3+fork.1", Revision: "2b0b28297b47"}) {
-		t.Fatalf("got %+v, %v", v, err)
-	}
-	if _, err := parseNomadVersion([]byte("something else\n")); err == nil {
-		t.Error("no version accepted")
-	}
-}
-
 func okStep() UpgradeStep {
 	s := 3.0
 	return UpgradeStep{From: "v1.5.3", To: "fork", Swap: Swap{Allocs: 6, Kept: 6, Tasks: 6, SamePIDs: 6}, ReadySeconds: &s, UpdateVersion: 1, UpdateSeconds: &s}
@@ -331,13 +321,13 @@ func TestUpgradeControlOK(t *testing.T) {
 // fork and the variants only, each beside the upstream binary, and are
 // skipped without one.
 func TestRunnerPairBinaries(t *testing.T) {
-	bins := []bench.Binary{{Label: "v1.5.3"}, {Label: bench.ForkLabel}, {Label: "v1.6.1"}, {Label: "every-tick", Variant: true}}
-	up := &bench.Binary{Label: "v1.5.3"}
+	bins := []experiment.Binary{{Label: "v1.5.3"}, {Label: experiment.ForkLabel}, {Label: "v1.6.1"}, {Label: "every-tick", Variant: true}}
+	up := &experiment.Binary{Label: "v1.5.3"}
 	r := &Runner{Binaries: bins, Upstream: up}
 	upgrade, _ := LookupFault("upgrade")
 	mixed, _ := LookupFault("mixed")
 	plain, _ := LookupFault("client-restart")
-	labels := func(bs []bench.Binary) string {
+	labels := func(bs []experiment.Binary) string {
 		var out []string
 		for _, b := range bs {
 			out = append(out, b.Label)
@@ -372,7 +362,7 @@ func TestWriteTableUpgrade(t *testing.T) {
 	control := back
 	control.From, control.UpdateVersion = "v1.5.3", 3
 	rep := &Report{
-		Date: time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC), Machine: "2 cores", Count: 30,
+		Header: experiment.Header{Date: time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC), Machine: "2 cores"}, Count: 30,
 		Faults: []string{"upgrade"},
 		Results: []Result{
 			{Fault: "upgrade", Label: "fork", Upstream: "v1.5.3", Count: 6, Steps: []UpgradeStep{okStep(), back, control}, Verdict: Verdict{Checked: 6}},

@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/mod/modfile"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
 
@@ -23,6 +25,37 @@ type Build struct {
 	// changes (a variant's diff).
 	Commit string `json:"commit,omitempty"`
 	Path   string `json:"path"`
+}
+
+// BuildSimulators builds the simulator of simDir against the fork's work
+// tree forkTree (label fork) and each variant's work tree, into
+// out/bin/<label>/nodesim.
+func BuildSimulators(ctx context.Context, simDir, forkTree string, variants []experiment.Variant, out string, log io.Writer) ([]Build, error) {
+	trees := append([]experiment.Variant{{Name: experiment.ForkLabel, Path: forkTree}}, variants...)
+	var builds []Build
+	for _, v := range trees {
+		b := Build{Label: v.Name, Tree: v.Path, Path: filepath.Join(out, "bin", v.Name, "nodesim")}
+		b.Commit = treeCommit(ctx, v.Path)
+		if err := BuildNodesim(ctx, simDir, v.Path, b.Path, log); err != nil {
+			return nil, fmt.Errorf("simulator %s: %w", v.Name, err)
+		}
+		builds = append(builds, b)
+	}
+	return builds, nil
+}
+
+// treeCommit describes a work tree's HEAD, +CHANGES when it has uncommitted
+// changes; "" when it is not a git work tree.
+func treeCommit(ctx context.Context, dir string) string {
+	r := &git.Repo{Dir: dir}
+	head, err := r.ResolveCommit(ctx, "HEAD")
+	if err != nil {
+		return ""
+	}
+	if dirty, err := r.Status(ctx); err == nil && len(dirty) > 0 {
+		head += "+CHANGES"
+	}
+	return head
 }
 
 // nomadModules are the modules the simulator takes from the work tree.

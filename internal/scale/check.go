@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // NodesState is the simulated nodes' own view of their allocations, as the

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/flagargs"
 )
 
@@ -30,13 +31,10 @@ type Scenario struct {
 	MinHealthy    time.Duration
 	// Setup, Start and Kill are the realistic runners' delays.
 	Setup, Start, Kill time.Duration
-	// Settle is the wait after the rolling deployment before the last
-	// reading and the check.
-	Settle time.Duration
-	// PhaseTimeout bounds each deployment; StartTimeout the cluster's start
-	// and the nodes' registration.
-	PhaseTimeout time.Duration
-	StartTimeout time.Duration
+	// Timing: Settle is the wait after the rolling deployment before the
+	// last reading and the check; PhaseTimeout bounds each deployment,
+	// StartTimeout the cluster's start and the nodes' registration.
+	experiment.Timing
 }
 
 // DefaultScenario is `make scale`'s size: the largest that runs clean on a
@@ -47,14 +45,14 @@ type Scenario struct {
 var DefaultScenario = Scenario{
 	Nodes: 250, AllocsPerNode: 10, Jobs: 10, MaxParallel: 60, MinHealthy: 2 * time.Second,
 	Setup: 10 * time.Millisecond, Start: 250 * time.Millisecond, Kill: 50 * time.Millisecond,
-	Settle: 10 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 5 * time.Minute,
+	Timing: experiment.Timing{Settle: 10 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 5 * time.Minute},
 }
 
 // SmokeScenario is the smoke test's: 20 nodes, 200 allocations.
 var SmokeScenario = Scenario{
 	Nodes: 20, AllocsPerNode: 10, Jobs: 4, MaxParallel: 25, MinHealthy: time.Second,
 	Setup: 10 * time.Millisecond, Start: 250 * time.Millisecond, Kill: 50 * time.Millisecond,
-	Settle: 5 * time.Second, PhaseTimeout: 4 * time.Minute, StartTimeout: 3 * time.Minute,
+	Timing: experiment.Timing{Settle: 5 * time.Second, PhaseTimeout: 4 * time.Minute, StartTimeout: 3 * time.Minute},
 }
 
 // Count is the allocations of each job.
@@ -65,6 +63,8 @@ func (s Scenario) Allocs() int { return s.Count() * s.Jobs }
 
 // Flags declares the scenario's flags on fs, defaulting to s's values.
 func (s *Scenario) Flags(fs *flag.FlagSet) {
+	s.Timing.Flags(fs, experiment.TimingHelp{PhaseFlag: "phase-timeout", Phase: "give up on a deployment after this long",
+		Start: "give up on the cluster's start, and on the nodes' registration, after this long", Settle: "wait after the rolling deployment before the last reading and the check"})
 	fs.IntVar(&s.Nodes, "n", s.Nodes, "simulated `nodes`")
 	fs.IntVar(&s.AllocsPerNode, "allocs-per-node", s.AllocsPerNode, "the jobs total this many `allocations` per node")
 	fs.IntVar(&s.Jobs, "jobs", s.Jobs, "service `jobs` the allocations are split over")
@@ -73,9 +73,6 @@ func (s *Scenario) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&s.Setup, "setup-delay", s.Setup, "simulated task: from received to set up")
 	fs.DurationVar(&s.Start, "start-delay", s.Start, "simulated task: from set up to started")
 	fs.DurationVar(&s.Kill, "kill-delay", s.Kill, "simulated task: from killing to killed")
-	fs.DurationVar(&s.Settle, "settle", s.Settle, "wait after the rolling deployment before the last reading and the check")
-	fs.DurationVar(&s.PhaseTimeout, "phase-timeout", s.PhaseTimeout, "give up on a deployment after this long")
-	fs.DurationVar(&s.StartTimeout, "start-timeout", s.StartTimeout, "give up on the cluster's start, and on the nodes' registration, after this long")
 }
 
 // Validate checks the values.
@@ -86,13 +83,10 @@ func (s Scenario) Validate() error {
 	if s.Count() < 1 {
 		return fmt.Errorf("%d nodes × %d allocations do not make %d jobs of at least 1", s.Nodes, s.AllocsPerNode, s.Jobs)
 	}
-	if s.MinHealthy < 0 || s.Setup < 0 || s.Start < 0 || s.Kill < 0 || s.Settle < 0 {
+	if s.MinHealthy < 0 || s.Setup < 0 || s.Start < 0 || s.Kill < 0 {
 		return errors.New("delays must not be negative")
 	}
-	if s.PhaseTimeout <= 0 || s.StartTimeout <= 0 {
-		return errors.New("-phase-timeout and -start-timeout must be positive")
-	}
-	return nil
+	return s.Timing.Validate("phase-timeout")
 }
 
 // Limit bounds a whole run: the cluster's start, the nodes' start and
@@ -106,12 +100,11 @@ func (s Scenario) Limit() time.Duration {
 // flags Flags declares (Args renders them).
 type Options struct {
 	Scenario
-	Nomad   string // the servers' nomad binary
+	// RunOptions are the servers' nomad binary, the simulator's label,
+	// the run's directory (one subdirectory per process) and the data
+	// dirs' tmpfs.
+	experiment.RunOptions
 	Nodesim string // the simulator binary
-	Label   string
-	Dir     string // the run's directory: one subdirectory per process
-	// DataRoot gets a tmpfs for the data dirs (see bench.Options).
-	DataRoot string
 }
 
 // DefaultDataRoot is the mount point of the run's tmpfs for data dirs.
@@ -120,11 +113,8 @@ const DefaultDataRoot = "/tmp/nomadfork-scale"
 // Flags declares the run's flags on fs.
 func (o *Options) Flags(fs *flag.FlagSet) {
 	o.Scenario.Flags(fs)
-	fs.StringVar(&o.Nomad, "nomad", o.Nomad, "the servers' nomad `binary`")
+	o.RunOptions.Flags(fs)
 	fs.StringVar(&o.Nodesim, "nodesim", o.Nodesim, "the simulator `binary`")
-	fs.StringVar(&o.Label, "label", o.Label, "the simulator's `label`")
-	fs.StringVar(&o.Dir, "dir", o.Dir, "the run's `directory`")
-	fs.StringVar(&o.DataRoot, "data-root", o.DataRoot, "mount a tmpfs for the data dirs at `dir`")
 }
 
 // Args renders the options as the flags Flags declares.
@@ -132,7 +122,7 @@ func (o Options) Args() []string { return flagargs.Render(o.Flags) }
 
 // ParseOptions parses the flags Args renders.
 func ParseOptions(args []string) (Options, error) {
-	o := Options{Scenario: DefaultScenario, DataRoot: DefaultDataRoot}
+	o := Options{Scenario: DefaultScenario, RunOptions: experiment.RunOptions{DataRoot: DefaultDataRoot}}
 	if err := flagargs.Parse(RunArg, args, o.Flags, "nomad", "nodesim", "dir"); err != nil {
 		return o, err
 	}

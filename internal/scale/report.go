@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // row is a line of the table: a name and how to print a result's figure;
@@ -16,7 +16,7 @@ type row struct {
 	num  func(r *Result) (float64, bool)
 }
 
-func phaseSum(r *Result, f func(p *bench.Phase) float64) float64 {
+func phaseSum(r *Result, f func(p *experiment.Phase) float64) float64 {
 	var t float64
 	for i := range r.Phases {
 		t += f(&r.Phases[i])
@@ -34,7 +34,7 @@ func numRow(name, format string, f func(r *Result) (float64, bool)) row {
 	}}
 }
 
-func phaseRow(name, format, phase string, f func(p *bench.Phase) float64) row {
+func phaseRow(name, format, phase string, f func(p *experiment.Phase) float64) row {
 	return numRow(name, format, func(r *Result) (float64, bool) {
 		p := r.Phase(phase)
 		if p == nil {
@@ -44,7 +44,7 @@ func phaseRow(name, format, phase string, f func(p *bench.Phase) float64) row {
 	})
 }
 
-func totalRow(name, format string, f func(p *bench.Phase) float64) row {
+func totalRow(name, format string, f func(p *experiment.Phase) float64) row {
 	return numRow(name, format, func(r *Result) (float64, bool) {
 		return phaseSum(r, f), len(r.Phases) > 0
 	})
@@ -58,14 +58,14 @@ func bytesRow(name string, f func(r *Result) uint64) row {
 }
 
 var rows = []row{
-	phaseRow("initial deployment", "%.1f s", bench.PhaseInitial, func(p *bench.Phase) float64 { return p.Seconds }),
-	phaseRow("rolling deployment", "%.1f s", bench.PhaseRolling, func(p *bench.Phase) float64 { return p.Seconds }),
-	totalRow("`Node.UpdateAlloc` RPCs (servers)", "%.0f", func(p *bench.Phase) float64 { return p.UpdateAllocRPCs }),
-	phaseRow("  in initial", "%.0f", bench.PhaseInitial, func(p *bench.Phase) float64 { return p.UpdateAllocRPCs }),
-	phaseRow("  in rolling", "%.0f", bench.PhaseRolling, func(p *bench.Phase) float64 { return p.UpdateAllocRPCs }),
-	phaseRow("  in settle", "%.0f", bench.PhaseSettle, func(p *bench.Phase) float64 { return p.UpdateAllocRPCs }),
-	totalRow("Raft applies (servers)", "%.0f", func(p *bench.Phase) float64 { return p.RaftApplies }),
-	totalRow("FSM alloc client updates", "%.0f", func(p *bench.Phase) float64 { return p.FSMAllocClientUpdates }),
+	phaseRow("initial deployment", "%.1f s", experiment.PhaseInitial, func(p *experiment.Phase) float64 { return p.Seconds }),
+	phaseRow("rolling deployment", "%.1f s", experiment.PhaseRolling, func(p *experiment.Phase) float64 { return p.Seconds }),
+	totalRow("`Node.UpdateAlloc` RPCs (servers)", "%.0f", func(p *experiment.Phase) float64 { return p.UpdateAllocRPCs }),
+	phaseRow("  in initial", "%.0f", experiment.PhaseInitial, func(p *experiment.Phase) float64 { return p.UpdateAllocRPCs }),
+	phaseRow("  in rolling", "%.0f", experiment.PhaseRolling, func(p *experiment.Phase) float64 { return p.UpdateAllocRPCs }),
+	phaseRow("  in settle", "%.0f", experiment.PhaseSettle, func(p *experiment.Phase) float64 { return p.UpdateAllocRPCs }),
+	totalRow("Raft applies (servers)", "%.0f", func(p *experiment.Phase) float64 { return p.RaftApplies }),
+	totalRow("FSM alloc client updates", "%.0f", func(p *experiment.Phase) float64 { return p.FSMAllocClientUpdates }),
 	numRow("leader CPU", "%.1f s", func(r *Result) (float64, bool) {
 		var t float64
 		for _, p := range r.Phases {
@@ -76,8 +76,8 @@ var rows = []row{
 		}
 		return t, len(r.Phases) > 0
 	}),
-	totalRow("server CPU (3 servers)", "%.1f s", func(p *bench.Phase) float64 { return p.ServerCPU }),
-	totalRow("simulator CPU", "%.1f s", func(p *bench.Phase) float64 { return p.ClientCPU }),
+	totalRow("server CPU (3 servers)", "%.1f s", func(p *experiment.Phase) float64 { return p.ServerCPU }),
+	totalRow("simulator CPU", "%.1f s", func(p *experiment.Phase) float64 { return p.ClientCPU }),
 	numRow("simulator→server bytes", "%.1f MB", func(r *Result) (float64, bool) {
 		var t float64
 		for _, p := range r.Phases {

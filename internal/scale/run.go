@@ -7,16 +7,13 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // RunArg is the hidden first argument with which the scale verb
@@ -47,7 +44,7 @@ type Result struct {
 	// Phases are the initial deployment, the rolling one and the settle
 	// (package bench's figures; the client CPU and bytes are the
 	// simulator's).
-	Phases []bench.Phase `json:"phases"`
+	Phases []experiment.Phase `json:"phases"`
 	// RSSIdle is the simulator's resident memory with every node ready and
 	// no allocation; RSS at steady state after the settle; RSSPeak its peak
 	// (VmHWM). Bytes.
@@ -68,8 +65,11 @@ func (r *Result) OK() bool {
 	return r.Error == "" && r.Check.OK(r.Allocs)
 }
 
+// SetError records the run's error.
+func (r *Result) SetError(err string) { r.Error = err }
+
 // Phase returns the named phase, or nil.
-func (r *Result) Phase(name string) *bench.Phase {
+func (r *Result) Phase(name string) *experiment.Phase {
 	for i := range r.Phases {
 		if r.Phases[i].Name == name {
 			return &r.Phases[i]
@@ -82,16 +82,7 @@ func (r *Result) Phase(name string) *bench.Phase {
 // the flags Options.Args renders: it runs the scenario once and prints its
 // result as one line of JSON on stdout. It returns the exit code.
 func ScenarioMain(args []string, stdout, stderr io.Writer) int {
-	return bench.HiddenMain(RunArg, args, stdout, stderr, ParseOptions, recordedScenario)
-}
-
-// recordedScenario runs the scenario and records its error in the result.
-func recordedScenario(ctx context.Context, opts Options, log io.Writer) (*Result, error) {
-	res, err := RunScenario(ctx, opts, log)
-	if err != nil {
-		res.Error = err.Error()
-	}
-	return res, err
+	return experiment.HiddenMain(RunArg, args, stdout, stderr, ParseOptions, experiment.Recorded(RunScenario))
 }
 
 // run is one run of the scenario.
@@ -101,7 +92,7 @@ type run struct {
 	c    *cluster.Cluster
 	sim  *cluster.Agent
 	// counters sums the servers' counters whatever server leads.
-	counters *serverCounters
+	counters *experiment.Counters
 	res      *Result
 }
 
@@ -111,20 +102,13 @@ func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Result, err
 	res := &Result{Label: opts.Label, Nodes: opts.Nodes, Allocs: opts.Allocs(), Jobs: opts.Jobs}
 	start := time.Now()
 	defer func() { res.TotalSeconds = time.Since(start).Seconds() }()
-	if err := sandbox.Verify(); err != nil {
-		return res, fmt.Errorf("refusing to start agents outside the sandbox: %w", err)
-	}
-	if err := opts.Validate(); err != nil {
+	v, err := experiment.Prepare(ctx, opts.Validate(), opts.DataRoot, opts.Nomad)
+	res.Version = v.Line
+	if err != nil {
 		return res, err
-	}
-	if err := cluster.MountTmpfs(opts.DataRoot); err != nil {
-		return res, err
-	}
-	if out, err := exec.CommandContext(ctx, opts.Nomad, "version").Output(); err == nil {
-		res.Version, _, _ = strings.Cut(strings.TrimSpace(string(out)), "\n")
 	}
 	r := &run{opts: opts, log: log, res: res}
-	err := r.run(ctx)
+	err = r.run(ctx)
 	if r.c != nil {
 		r.c.Stop()
 	}
@@ -148,10 +132,10 @@ func (r *run) run(ctx context.Context) error {
 	}
 	r.c = c
 	r.res.StartupSeconds = time.Since(t0).Seconds()
-	r.counters = newServerCounters()
+	r.counters = experiment.NewCounters()
 	pctx, stopPolling := context.WithCancel(ctx)
 	defer stopPolling()
-	go r.counters.run(pctx, c.Servers, 5*time.Second)
+	go r.counters.Run(pctx, c.Servers)
 	r.logf("3 servers ready in %.1fs", r.res.StartupSeconds)
 	// Spread the allocations over the nodes, as a fleet of real clients
 	// would carry them, rather than packing them onto the fewest.
@@ -165,7 +149,7 @@ func (r *run) run(ctx context.Context) error {
 	r.res.RSSIdle, _ = rss(r.sim.PID())
 	r.logf("%d nodes ready in %.1fs; simulator RSS %s", r.opts.Nodes, r.res.NodesSeconds, mib(r.res.RSSIdle))
 
-	var edges []bench.Snapshot
+	var edges []experiment.Snapshot
 	snap := func() error {
 		sn, err := r.snapshot(ctx)
 		if err != nil {
@@ -179,7 +163,7 @@ func (r *run) run(ctx context.Context) error {
 		return err
 	}
 	var durations []float64
-	for version, phase := range []string{bench.PhaseInitial, bench.PhaseRolling} {
+	for version, phase := range []string{experiment.PhaseInitial, experiment.PhaseRolling} {
 		d, err := r.deploy(ctx, version)
 		if err != nil {
 			return fmt.Errorf("%s deployment: %w", phase, err)
@@ -190,14 +174,14 @@ func (r *run) run(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := sleep(ctx, r.opts.Settle); err != nil {
+	if err := experiment.Sleep(ctx, r.opts.Settle); err != nil {
 		return err
 	}
 	if err := snap(); err != nil {
 		return err
 	}
-	for i, name := range bench.Phases {
-		p := bench.Diff(name, edges[i], edges[i+1])
+	for i, name := range experiment.Phases {
+		p := experiment.Diff(name, edges[i], edges[i+1])
 		for j, n := range p.Notes {
 			if a, b := edges[i].Leader, edges[i+1].Leader; a != b && strings.HasPrefix(n, "the leader changed") {
 				p.Notes[j] = fmt.Sprintf("the leader changed from %s to %s: the counters are summed over the servers; no leader CPU", a, b)
@@ -294,62 +278,30 @@ func (r *run) deploy(ctx context.Context, version int) (time.Duration, error) {
 			return 0, fmt.Errorf("registering %s: %w", jobID(i), err)
 		}
 	}
-	done := map[string]bool{}
-	var last string
-	var failed error
-	err := cluster.WaitFor(ctx, fmt.Sprintf("%d successful deployments of version %d", r.opts.Jobs, version), r.opts.PhaseTimeout, time.Second, func() (bool, error) {
-		if err := r.c.CheckAlive(); err != nil {
-			return false, err
-		}
-		api := r.c.API(ctx)
-		for i := 0; i < r.opts.Jobs; i++ {
-			id := jobID(i)
-			if done[id] {
-				continue
-			}
-			d, _, err := api.LatestDeployment(ctx, id, 0, 0)
-			if err != nil {
-				return false, err
-			}
-			if d == nil || d.JobVersion != uint64(version) {
-				continue
-			}
-			last = fmt.Sprintf("%s: %s %s", id, d.Status, d.StatusDescription)
-			switch d.Status {
-			case cluster.DeploymentSuccessful:
-				done[id] = true
-			case "failed", "cancelled":
-				failed = fmt.Errorf("deployment %s of %s is %s: %s", d.ID, id, d.Status, d.StatusDescription)
-				return true, nil
-			}
-		}
-		return len(done) == r.opts.Jobs, nil
-	})
-	if err != nil {
-		return 0, fmt.Errorf("%w (%d of %d successful; last: %s)", err, len(done), r.opts.Jobs, last)
+	jobs := make([]string, r.opts.Jobs)
+	for i := range jobs {
+		jobs[i] = jobID(i)
 	}
-	if failed != nil {
-		return 0, failed
+	if err := (experiment.Deploys{C: r.c, Interval: time.Second}).Wait(ctx, jobs, uint64(version), r.opts.PhaseTimeout); err != nil {
+		return 0, err
 	}
 	return time.Since(start), nil
 }
 
-// snapshot reads the leader's counters, the servers', the leader's and the
+// snapshot reads the server counters (summed over the servers), the servers', the leader's and the
 // simulator's CPU, the simulator host's link counters, the load and the
 // allocations' ClientStatus transitions.
-func (r *run) snapshot(ctx context.Context) (bench.Snapshot, error) {
-	sn, leader, err := bench.LeaderSnapshot(ctx, r.c)
+func (r *run) snapshot(ctx context.Context) (experiment.Snapshot, error) {
+	sn, leader, err := experiment.StartSnapshot(ctx, r.c, r.counters)
 	if err != nil {
 		return sn, err
 	}
-	r.counters.poll(ctx, r.c.Servers)
-	sn.Server = r.counters.totals()
 	lc, err := r.sim.Spec.Host.Counters()
 	if err != nil {
 		return sn, fmt.Errorf("simulator link counters: %w", err)
 	}
 	sn.LinksBefore, sn.LinksAfter = &lc, &lc
-	procs, err := bench.ReadProcTable("/proc")
+	procs, err := experiment.ReadProcTable("/proc")
 	if err != nil {
 		return sn, err
 	}
@@ -360,7 +312,7 @@ func (r *run) snapshot(ctx context.Context) (bench.Snapshot, error) {
 		if err != nil {
 			return sn, err
 		}
-		sn.Transitions += bench.Transitions(allocs)
+		sn.Transitions += experiment.Transitions(allocs)
 	}
 	return sn, nil
 }
@@ -378,7 +330,7 @@ func (r *run) check(ctx context.Context) error {
 			return fmt.Errorf("reading the servers' allocations of %s: %w", id, err)
 		}
 		allocs = append(allocs, a...)
-		if why := faults.Unconverged(a, r.opts.Count(), 1); why != "" {
+		if why := experiment.Unconverged(a, r.opts.Count(), 1); why != "" {
 			unconverged[id] = why
 		}
 	}
@@ -479,12 +431,3 @@ func parseStatus(data string) (cur, peak uint64, err error) {
 }
 
 func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-func sleep(ctx context.Context, d time.Duration) error {
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(d):
-		return nil
-	}
-}

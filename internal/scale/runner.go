@@ -6,24 +6,20 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
 // Report is an invocation's results.
 type Report struct {
-	Date     time.Time    `json:"date"`
-	Command  string       `json:"command"`
-	Machine  string       `json:"machine"`
-	Cores    int          `json:"cores"`
-	Scenario Scenario     `json:"scenario"`
-	Servers  bench.Binary `json:"servers"`
-	Builds   []Build      `json:"builds"`
-	Results  []Result     `json:"results"`
-	Seconds  float64      `json:"seconds"`
+	experiment.Header
+	Scenario Scenario          `json:"scenario"`
+	Servers  experiment.Binary `json:"servers"`
+	Builds   []Build           `json:"builds"`
+	Results  []Result          `json:"results"`
+	Seconds  float64           `json:"seconds"`
 }
 
 // ReportFile is the JSON report in the results directory, rewritten after
@@ -35,7 +31,7 @@ const ReportFile = "scale.json"
 type Runner struct {
 	Scenario Scenario
 	// Servers is the servers' nomad binary.
-	Servers bench.Binary
+	Servers experiment.Binary
 	Builds  []Build
 	// Dir is the results directory: runs/<label> per run.
 	Dir string
@@ -49,8 +45,7 @@ type Runner struct {
 // nil); the error is for an interrupt or a failure to save.
 func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	rep := &Report{
-		Date: time.Now().UTC(), Command: r.Command, Machine: bench.Machine(), Cores: runtime.NumCPU(),
-		Scenario: r.Scenario, Servers: r.Servers, Builds: r.Builds,
+		Header: experiment.NewHeader(r.Command), Scenario: r.Scenario, Servers: r.Servers, Builds: r.Builds,
 	}
 	dir, err := filepath.Abs(r.Dir)
 	if err != nil {
@@ -61,8 +56,8 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	}
 	start := time.Now()
 	for i, b := range r.Builds {
-		o := Options{Scenario: r.Scenario, Nomad: r.Servers.Path, Nodesim: b.Path, Label: b.Label,
-			Dir: filepath.Join(dir, "runs", b.Label), DataRoot: DefaultDataRoot}
+		o := Options{Scenario: r.Scenario, Nodesim: b.Path, RunOptions: experiment.RunOptions{
+			Nomad: r.Servers.Path, Label: b.Label, Dir: filepath.Join(dir, "runs", b.Label), DataRoot: DefaultDataRoot}}
 		what := fmt.Sprintf("run %d/%d: %s, %d nodes, %d allocations", i+1, len(r.Builds), b.Label, r.Scenario.Nodes, r.Scenario.Allocs())
 		fmt.Fprintf(r.Stdout, "==> %s\n", what)
 		t0 := time.Now()
@@ -90,38 +85,15 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 
 // runOne runs the scenario in a fresh sandbox; the result is never nil.
 func (r *Runner) runOne(ctx context.Context, o Options) *Result {
-	res := &Result{Label: o.Label, Nodes: o.Nodes, Allocs: o.Allocs(), Jobs: o.Jobs}
-	var got Result
-	decoded, err := bench.RunFresh(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), o.Dir, r.Stderr, &got)
-	if decoded {
-		res = &got
-	}
-	if err != nil && res.Error == "" {
-		res.Error = err.Error()
-	}
-	return res
+	return experiment.RunOne(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), o.Dir, r.Stderr,
+		&Result{Label: o.Label, Nodes: o.Nodes, Allocs: o.Allocs(), Jobs: o.Jobs}, func(res *Result) *string { return &res.Error })
 }
 
 // WriteJSON saves the report atomically.
 func (rep *Report) WriteJSON(path string) error { return atomicfile.WriteJSON(path, rep) }
 
 // ReadReport reads a saved report.
-func ReadReport(path string) (*Report, error) {
-	var rep Report
-	ok, err := atomicfile.ReadJSON(path, &rep)
-	if err == nil && !ok {
-		err = fmt.Errorf("%s: %w", path, os.ErrNotExist)
-	}
-	return &rep, err
-}
+func ReadReport(path string) (*Report, error) { return experiment.ReadReport[Report](path) }
 
 // Failed counts the results that are not OK.
-func (rep *Report) Failed() int {
-	n := 0
-	for i := range rep.Results {
-		if !rep.Results[i].OK() {
-			n++
-		}
-	}
-	return n
-}
+func (rep *Report) Failed() int { return experiment.NotOK(rep.Results) }

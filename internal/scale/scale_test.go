@@ -1,12 +1,12 @@
 package scale
 
 import (
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 func healthy(b bool) *bool { return &b }
@@ -114,7 +114,7 @@ require github.com/hashicorp/nomad v0.0.0-00010101000000-000000000000
 }
 
 func TestOptionsRoundTrip(t *testing.T) {
-	o := Options{Scenario: SmokeScenario, Nomad: "/bin/nomad", Nodesim: "/bin/nodesim", Label: "fork", Dir: "/tmp/run", DataRoot: DefaultDataRoot}
+	o := Options{Scenario: SmokeScenario, Nodesim: "/bin/nodesim", RunOptions: experiment.RunOptions{Nomad: "/bin/nomad", Label: "fork", Dir: "/tmp/run", DataRoot: DefaultDataRoot}}
 	o.MinHealthy = 1500 * time.Millisecond
 	got, err := ParseOptions(o.Args())
 	if err != nil {
@@ -130,44 +130,5 @@ func TestOptionsRoundTrip(t *testing.T) {
 	bad.Nodes, bad.Jobs = 1, 20
 	if bad.Validate() == nil {
 		t.Fatal("no error for jobs of no allocation")
-	}
-}
-
-// TestServerCounters sums the counters over the servers across a leader
-// change, a series that expired and one that started again from 0.
-func TestServerCounters(t *testing.T) {
-	scrape := func(v float64) cluster.Metrics {
-		m, err := cluster.ParseMetrics(strings.NewReader("# TYPE nomad_raft_apply counter\nnomad_raft_apply " + strconv.FormatFloat(v, 'f', -1, 64) + "\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	c := newServerCounters()
-	c.observe("server1", scrape(100)) // before the run
-	base := c.totals()[cluster.MetricRaftApply]
-	c.observe("server1", scrape(150))       // +50
-	c.observe("server2", scrape(30))        // a new leader: +30
-	c.observe("server1", cluster.Metrics{}) // server1's series expired: +0
-	c.observe("server2", scrape(70))        // +40
-	c.observe("server1", scrape(5))         // server1 leads again from 0: +5
-	if got := c.totals()[cluster.MetricRaftApply] - base; got != 125 {
-		t.Fatalf("summed %g Raft applies, want 125", got)
-	}
-
-	// Every server applies every entry: the FSM's count is the highest.
-	fsm := func(v float64) cluster.Metrics {
-		m, err := cluster.ParseMetrics(strings.NewReader("# TYPE nomad_nomad_fsm_alloc_client_update counter\nnomad_nomad_fsm_alloc_client_update " + strconv.FormatFloat(v, 'f', -1, 64) + "\n"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	c = newServerCounters()
-	c.observe("server1", fsm(40))
-	c.observe("server2", fsm(38))
-	c.observe("server3", fsm(40))
-	if got := c.totals()[cluster.MetricFSMAllocClientUpdate]; got != 40 {
-		t.Fatalf("FSM applies %g, want 40", got)
 	}
 }

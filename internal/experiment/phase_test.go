@@ -1,10 +1,10 @@
-package bench
+package experiment
 
 import (
 	"testing"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 func TestDiff(t *testing.T) {
@@ -68,27 +68,5 @@ func TestDiff(t *testing.T) {
 	}
 	if up.ClientBytes != nil {
 		t.Errorf("the single topology has no link bytes: %+v", up.ClientBytes)
-	}
-}
-
-// TestDiffPerServer sums each server's own difference: when the old
-// leader's series expired after a change of leader (its sum drops), the
-// phase counts only what each server handled in it.
-func TestDiffPerServer(t *testing.T) {
-	m := cluster.MetricUpdateAlloc
-	a := Snapshot{Leader: "server1", Server: map[string]float64{m: 309}, PerServer: map[string]map[string]float64{
-		"server1": {m: 300}, "server2": {}, "server3": {m: 9}}}
-	b := Snapshot{Leader: "server3", Server: map[string]float64{m: 188}, PerServer: map[string]map[string]float64{
-		"server1": {}, "server2": {}, "server3": {m: 188}}}
-	p := Diff("run", a, b)
-	// server1's series expired (counted 0 from its reset), server3
-	// handled 179.
-	if p.UpdateAllocRPCs != 179 {
-		t.Errorf("RPCs %v, want 179; notes %v", p.UpdateAllocRPCs, p.Notes)
-	}
-	// Without per-server readings the sum's reset counts the new total.
-	a.PerServer, b.PerServer = nil, nil
-	if p := Diff("run", a, b); p.UpdateAllocRPCs != 188 {
-		t.Errorf("summed RPCs %v, want 188", p.UpdateAllocRPCs)
 	}
 }

@@ -1,8 +1,7 @@
-package bench
+package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -85,81 +84,38 @@ func (b *Builder) Binaries(ctx context.Context, labels []string, variants []Vari
 	return bins, nil
 }
 
-// buildMeta is recorded next to each built binary; a binary is reused when
-// its meta equals the one a build would record.
-type buildMeta struct {
-	Commit   string            `json:"commit"`
-	Metadata string            `json:"metadata,omitempty"`
-	Version  string            `json:"version,omitempty"`
-	Nested   map[string]string `json:"nested,omitempty"`
-	// Build is the build profile's flags and toolchain (build.Test.ID).
-	Build string `json:"build,omitempty"`
-}
-
-func (m buildMeta) equal(o buildMeta) bool {
-	if m.Commit != o.Commit || m.Metadata != o.Metadata || m.Version != o.Version || m.Build != o.Build || len(m.Nested) != len(o.Nested) {
-		return false
-	}
-	for k, v := range m.Nested {
-		if o.Nested[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-func (b *Builder) binPath(label string) string {
-	return filepath.Join(b.Dir, "bin", label, "nomad")
-}
-
-func (b *Builder) loadMeta(label string) (buildMeta, bool) {
-	var m buildMeta
-	if _, err := os.Stat(b.binPath(label)); err != nil {
-		return m, false
-	}
-	data, err := os.ReadFile(b.binPath(label) + ".json")
-	if err != nil || json.Unmarshal(data, &m) != nil {
-		return m, false
-	}
-	return m, true
-}
-
-func (b *Builder) saveMeta(label string, m buildMeta) error {
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(b.binPath(label)+".json", append(data, '\n'), 0o644)
-}
-
 // Base builds (or reuses) the unpatched upstream commit, labelled with the
 // pinned version.
 func (b *Builder) Base(ctx context.Context) (Binary, error) {
-	commit, err := b.Tree.Base(ctx)
+	commit, err := commitOf(ctx, b.Tree.Base, "the work tree has no upstream branch: run `nomadfork apply` first")
 	if err != nil {
 		return Binary{}, err
 	}
-	if commit == "" {
-		return Binary{}, errors.New("the work tree has no upstream branch: run `nomadfork apply` first")
-	}
 	return b.buildCommit(ctx, b.Pin.Version(), commit, buildMeta{Commit: commit})
+}
+
+// commitOf returns the commit get finds, or an error saying missing when
+// there is none.
+func commitOf(ctx context.Context, get func(context.Context) (string, error), missing string) (string, error) {
+	commit, err := get(ctx)
+	if err == nil && commit == "" {
+		err = errors.New(missing)
+	}
+	return commit, err
 }
 
 // Fork builds (or reuses) the work tree's HEAD commit. Uncommitted changes
 // in nomad/ are not part of it: it builds HEAD in a linked work tree.
 func (b *Builder) Fork(ctx context.Context) (Binary, error) {
-	commit, err := b.Tree.Head(ctx)
+	commit, err := commitOf(ctx, b.Tree.Head, "the work tree has no HEAD: run `nomadfork apply` first")
 	if err != nil {
 		return Binary{}, err
 	}
-	if commit == "" {
-		return Binary{}, errors.New("the work tree has no HEAD: run `nomadfork apply` first")
-	}
 	if stopped, err := b.Tree.AmInProgress(ctx); err == nil && stopped {
-		fmt.Fprintf(b.Log, "note: an apply is stopped in %s; the fork binary is its HEAD %s, which may lack patches\n", b.Tree.Dir, short(commit))
+		fmt.Fprintf(b.Log, "note: an apply is stopped in %s; the fork binary is its HEAD %s, which may lack patches\n", b.Tree.Dir, ShortCommit(commit))
 	}
 	if dirty, err := b.Tree.Repo.Status(ctx); err == nil && len(dirty) > 0 {
-		fmt.Fprintf(b.Log, "note: %s has uncommitted changes; the fork binary is built from HEAD %s without them\n", b.Tree.Dir, short(commit))
+		fmt.Fprintf(b.Log, "note: %s has uncommitted changes; the fork binary is built from HEAD %s without them\n", b.Tree.Dir, ShortCommit(commit))
 	}
 	return b.buildCommit(ctx, ForkLabel, commit, buildMeta{Commit: commit, Metadata: b.ForkRelease})
 }
@@ -176,7 +132,7 @@ func (b *Builder) Upstream(ctx context.Context, version string) (Binary, error) 
 	if have, ok := b.loadMeta(label); ok && have.Commit != "" {
 		want.Commit = have.Commit
 		if have.equal(want) {
-			fmt.Fprintf(b.Log, "reusing %s (upstream %s, commit %s)\n", b.binPath(label), version, short(have.Commit))
+			fmt.Fprintf(b.Log, "reusing %s (upstream %s, commit %s)\n", b.binPath(label), version, ShortCommit(have.Commit))
 			return Binary{Label: label, Path: b.binPath(label), Source: have.Commit}, nil
 		}
 	}
@@ -202,7 +158,7 @@ func (b *Builder) buildCommit(ctx context.Context, label, commit string, want bu
 	bin := Binary{Label: label, Path: b.binPath(label), Source: commit}
 	want.Build = build.Test.ID()
 	if have, ok := b.loadMeta(label); ok && have.equal(want) {
-		fmt.Fprintf(b.Log, "reusing %s (commit %s)\n", bin.Path, short(commit))
+		fmt.Fprintf(b.Log, "reusing %s (commit %s)\n", bin.Path, ShortCommit(commit))
 		return bin, nil
 	}
 	src := filepath.Join(b.Dir, "src", label)
@@ -215,7 +171,7 @@ func (b *Builder) buildCommit(ctx context.Context, label, commit string, want bu
 		return bin, err
 	}
 	_ = os.Remove(bin.Path + ".json")
-	err = progress.Step(b.Log, fmt.Sprintf("building %s nomad (commit %s) into %s", label, short(commit), bin.Path), func() error {
+	err = progress.Step(b.Log, fmt.Sprintf("building %s nomad (commit %s) into %s", label, ShortCommit(commit), bin.Path), func() error {
 		return build.Nomad(ctx, src, bin.Path, stamp)
 	})
 	if err != nil {
@@ -250,7 +206,8 @@ func External(label, path string) (Binary, error) {
 	return Binary{Label: label, Path: abs, Source: "external", Variant: true}, nil
 }
 
-func short(commit string) string {
+// ShortCommit is a commit's first 12 hex digits (a "+CHANGES" suffix dropped).
+func ShortCommit(commit string) string {
 	c := strings.TrimSuffix(commit, "+CHANGES")
 	if len(c) > 12 {
 		c = c[:12]

@@ -1,6 +1,6 @@
-package bench
+package experiment
 
-import "github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+import "github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 
 // Client statuses of an allocation.
 const (

@@ -1,10 +1,10 @@
-package bench
+package experiment
 
 import (
 	"testing"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 func TestTransitions(t *testing.T) {
