@@ -171,7 +171,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if e != nil && err == nil && !help && cmd.name != "sandbox" {
 		if rerr := e.recoverInterrupted(ctx, cmd.lock); rerr != nil {
-			fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, rerr)
+			again := strings.TrimSpace("nomadfork " + name + " " + strings.Join(rest, " "))
+			if ctx.Err() != nil {
+				fmt.Fprintf(stderr, "nomadfork %s: interrupted while finishing an earlier interrupted run; run `%s` to resume\n", name, again)
+				return exitInterrupted
+			}
+			// Running the command again recovers first, again.
+			fmt.Fprintf(stderr, "nomadfork %s: %s%v; then run `%s` again\n", name, cause(rerr), rerr, again)
 			return 1
 		}
 	}
