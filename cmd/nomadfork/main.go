@@ -121,6 +121,8 @@ func main() {
 const exitInterrupted = 130
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// An interruption names this command's step, never an earlier one's.
+	progress.Reset()
 	top := flag.NewFlagSet("nomadfork", flag.ContinueOnError)
 	top.SetOutput(stderr)
 	top.Usage = func() { fmt.Fprint(stderr, usage()) }
@@ -190,16 +192,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.As(err, &flagErr):
 		return 2
-	case errors.As(err, &usageErr):
-		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
-		return 2
 	case ctx.Err() != nil || git.Interrupted(err):
+		// Before usage errors: a lookup the interruption cut short can
+		// read as a bad argument (an unknown line).
 		step := progress.Current()
 		if step == "" {
 			step = name
 		}
 		fmt.Fprintf(stderr, "nomadfork %s: interrupted during %s; run `%s` to resume\n", name, step, resumeCommand(e, name, rest))
 		return exitInterrupted
+	case errors.As(err, &usageErr):
+		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+		return 2
 	case errors.As(err, &exit):
 		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
 		lineNote(e, stderr)
@@ -259,8 +263,13 @@ func resumeCommand(e *env, name string, args []string) string {
 					verb = "-abort"
 				}
 			}
-			if e.rebasing != "" && !e.line.Default {
-				return "nomadfork rebase " + verb + " -line " + e.rebasing
+			ln := e.rebasing
+			if ln == "" {
+				// Interrupted before the rebase's line was settled.
+				ln = e.line.Name
+			}
+			if ln != "" && !e.line.Default {
+				return "nomadfork rebase " + verb + " -line " + ln
 			}
 			return "nomadfork rebase " + verb
 		}

@@ -140,3 +140,37 @@ func TestCrashKilledApplyOrphanGit(t *testing.T) {
 		t.Errorf("extract after the recovery:\n%s", r.stdout)
 	}
 }
+
+// newLineStopped is a -new-line rebase onto v1.0.2 stopped at its
+// conflict, resolved and staged: what `rebase -continue -line v1.0.2`
+// goes on from.
+func (p *project) newLineStopped() {
+	p.t.Helper()
+	p.conflictSeries()
+	p.mustFail("rebase", "-onto", "v1.0.2", "-new-line")
+	p.resolveIn("lines/v1.0.2/nomad", "lib/lib.go", "func F10() int { return 100 } // merged\n")
+}
+
+// U2: an interruption of `rebase -continue -line <new line>` while it
+// looked up the line being made (its first git command) said `unknown
+// line "v1.0.2"`: the cancelled lookup read as "no rebase in progress".
+// It is an interruption, with the resume command, at every git command.
+func TestCrashInterruptedNewLineLookup(t *testing.T) {
+	for _, mode := range []string{hangLock, hangAfter} {
+		t.Run(mode, func(t *testing.T) {
+			p := newProject(t)
+			f := installFakeGit(t)
+			p.newLineStopped()
+			r := p.interruptAt(f, "", 1, mode, "rebase", "-continue", "-line", "v1.0.2")
+			if !f.fired() {
+				t.Fatal("not interrupted")
+			}
+			p.expect(r, exitInterrupted, "interrupted during rebase", "run `nomadfork rebase -continue -line v1.0.2` to resume")
+			if strings.Contains(r.stderr, "unknown line") {
+				t.Errorf("an interruption reported as an unknown line:\n%s", r.stderr)
+			}
+			p.mustRun("rebase", "-continue", "-line", "v1.0.2")
+			p.mustRun("check", "-no-build", "-line", "v1.0.2")
+		})
+	}
+}

@@ -39,6 +39,13 @@ func Begin(what string) (end func()) {
 // interruption tests stop a command at each step boundary with it.
 var TestHookBegin func(what string)
 
+// Reset forgets every step, for a new command in the same process.
+func Reset() {
+	current.Lock()
+	defer current.Unlock()
+	current.steps, current.last = nil, ""
+}
+
 // Current returns the innermost step under way, or else the step begun
 // last (the one an interruption stopped), or "" if there was none.
 func Current() string {
