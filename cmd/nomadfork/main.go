@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
@@ -106,15 +107,105 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == scale.RunArg {
 		os.Exit(scale.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		// After the first signal, a second one kills at once.
-		<-ctx.Done()
-		stop()
+		// The first signal cancels the command, which undoes or finishes
+		// what it was doing and says how to resume; a second one stops
+		// it at once, still saying so.
+		<-sigs
+		cancel()
+		if h := testHookFirstSignal; h != nil {
+			h()
+		}
+		<-sigs
+		os.Exit(stopAtOnce(os.Stderr))
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(sigs)
 	os.Exit(code)
+}
+
+// testHookFirstSignal, if set, runs once the first signal has cancelled
+// the command: a test then sends the second.
+var testHookFirstSignal func()
+
+// running is the command under way, for a second signal, which stops
+// nomadfork at once: what to report, and the tool's lock to release.
+var running struct {
+	sync.Mutex
+	root, name string
+	args       []string
+	release    func()
+}
+
+// stopAtOnce, on a second signal, says what was interrupted and how to
+// resume, releases the tool's lock and returns the exit code. Whatever
+// the run leaves (a git step under way, a change of the series not yet
+// switched, a scratch work tree) the next command recovers first, as
+// after a kill.
+func stopAtOnce(stderr io.Writer) int {
+	running.Lock()
+	defer running.Unlock()
+	if running.name == "" {
+		return exitInterrupted
+	}
+	step := progress.Current()
+	if step == "" {
+		step = running.name
+	}
+	fmt.Fprintf(stderr, "nomadfork %s: interrupted again, stopped at once during %s; run `%s` to resume (it first recovers what this run left)\n",
+		running.name, step, resumeAfterStop(running.root, running.name, running.args))
+	if running.release != nil {
+		running.release()
+	}
+	return exitInterrupted
+}
+
+// resumeAfterStop is resumeCommand for a run stopped at once: worked out
+// on an env of its own, from the files, so it shares nothing with the
+// stopped command's goroutine.
+func resumeAfterStop(root, name string, args []string) string {
+	again := strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " "))
+	e, err := newEnv(root, io.Discard, io.Discard)
+	if err != nil {
+		return again
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&e.lineName, "line", "", "")
+	onto := fs.String("onto", "", "")
+	newLine := fs.Bool("new-line", false, "")
+	// Only -line, -onto and -new-line matter: skip the other flags.
+	var known []string
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimLeft(args[i], "-")
+		switch {
+		case a == "line" || a == "onto":
+			if i+1 < len(args) {
+				known = append(known, "-"+a, args[i+1])
+				i++
+			}
+		case a == "new-line" || strings.HasPrefix(a, "line=") || strings.HasPrefix(a, "onto="):
+			known = append(known, "-"+a)
+		}
+	}
+	if fs.Parse(known) != nil {
+		return again
+	}
+	if name == "rebase" {
+		if *newLine && *onto != "" {
+			e.lineName = *onto
+		}
+		if e.useRebasingLine(context.Background()) != nil {
+			return again
+		}
+		e.rebasing = e.line.Name
+	} else if e.useLine() != nil {
+		return again
+	}
+	return resumeCommand(e, name, args)
 }
 
 // exitInterrupted is the exit code after SIGINT or SIGTERM, as a shell's.
@@ -161,6 +252,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nomadfork: %v\n", err)
 		return 1
 	}
+	if !help && cmd.name != "sandbox" {
+		running.Lock()
+		running.root, running.name, running.args = e.root, name, rest
+		running.Unlock()
+		defer func() {
+			running.Lock()
+			running.root, running.name, running.args, running.release = "", "", nil, nil
+			running.Unlock()
+		}()
+	}
 	if cmd.lock && !help {
 		release, err := lockfile.Acquire(filepath.Join(e.out, "nomadfork.lock"), cmd.name, func(msg string) {
 			fmt.Fprintf(stderr, "nomadfork: %s\n", msg)
@@ -169,6 +270,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
 			return 1
 		}
+		release = sync.OnceFunc(release)
+		running.Lock()
+		running.release = release
+		running.Unlock()
 		defer release()
 	}
 	if e != nil && err == nil && !help && cmd.name != "sandbox" {

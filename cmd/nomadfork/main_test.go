@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 		// The interrupt tests run the test binary as nomadfork, to send
 		// it a real SIGINT.
 		os.Args = append([]string{"nomadfork"}, os.Args[1:]...)
+		hangForTest()
 		main()
 	}
 	os.Exit(m.Run())

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
 
 // markerWriter is an output stream that closes seen once the output
@@ -171,6 +172,104 @@ func TestCrashInterruptedNewLineLookup(t *testing.T) {
 			}
 			p.mustRun("rebase", "-continue", "-line", "v1.0.2")
 			p.mustRun("check", "-no-build", "-line", "v1.0.2")
+		})
+	}
+}
+
+// Environment of a nomadfork run as a subprocess by the tests (see
+// hangForTest).
+const (
+	// hangStepEnv: the command hangs, uninterruptibly, at the start of
+	// the first progress step whose name contains this, as if it were
+	// stuck in a long step; the file "hung" in ctlEnv says it does.
+	hangStepEnv = "NOMADFORK_TEST_HANG_STEP"
+	// ctlEnv is the directory of the files the hooks write: "hung", and
+	// "first-signal" once the first signal cancelled the command.
+	ctlEnv = "NOMADFORK_TEST_CTL"
+)
+
+// hangForTest installs, in a nomadfork run as a subprocess, the hooks
+// hangStepEnv and ctlEnv ask for.
+func hangForTest() {
+	ctl := os.Getenv(ctlEnv)
+	if ctl == "" {
+		return
+	}
+	testHookFirstSignal = func() { os.WriteFile(filepath.Join(ctl, "first-signal"), nil, 0o644) }
+	if step := os.Getenv(hangStepEnv); step != "" {
+		progress.TestHookBegin = func(what string) {
+			if strings.Contains(what, step) {
+				os.WriteFile(filepath.Join(ctl, "hung"), nil, 0o644)
+				select {}
+			}
+		}
+	}
+}
+
+// U3: a second SIGINT close behind the first (a double Ctrl-C; `timeout
+// -s INT` sends two) stopped nomadfork at once, silently, leaving
+// out/nomadfork.lock. It still stops at once, but says what it stopped
+// and how to resume, and releases the lock; the advised command recovers
+// what the run left (here a scratch work tree, or a half-applied work
+// tree) and succeeds.
+func TestCrashDoubleSIGINT(t *testing.T) {
+	for _, tc := range []struct {
+		name, step string
+		setup      func(p *project)
+		verb       []string
+		resume     string
+	}{
+		{"check", "applying 0002", func(p *project) { p.twoPatches() }, []string{"check", "-no-build"}, "nomadfork check -no-build"},
+		{"apply", "applying 0002", func(p *project) {
+			p.graphSeries(true)
+			os.RemoveAll(filepath.Join(p.dir, "nomad"))
+		}, []string{"apply"}, "nomadfork apply"},
+		{"rebase-new-line", "rebasing 0002", func(p *project) { p.twoPatches() },
+			[]string{"rebase", "-onto", "v1.1.0", "-new-line"}, "nomadfork rebase -continue -line v1.1.0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProject(t)
+			tc.setup(p)
+			ctl := t.TempDir()
+			out, err := os.Create(filepath.Join(t.TempDir(), "out"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Close()
+			cmd := exec.Command(os.Args[0], append([]string{"-C", p.dir}, tc.verb...)...)
+			cmd.Env = append(os.Environ(), testMainEnv+"=1", ctlEnv+"="+ctl, hangStepEnv+"="+tc.step)
+			cmd.Stdout, cmd.Stderr = out, out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			ctlFile := func(name string) func() bool {
+				return func() bool {
+					select {
+					case err := <-exited:
+						data, _ := os.ReadFile(out.Name())
+						t.Fatalf("nomadfork %s ended (%v) before %s:\n%s", strings.Join(tc.verb, " "), err, name, data)
+					default:
+					}
+					_, err := os.Stat(filepath.Join(ctl, name))
+					return err == nil
+				}
+			}
+			waitFor(t, "the command to hang at "+tc.step, ctlFile("hung"))
+			cmd.Process.Signal(syscall.SIGINT)
+			waitFor(t, "the first signal to cancel the command", ctlFile("first-signal"))
+			cmd.Process.Signal(syscall.SIGINT)
+			err = <-exited
+			data, _ := os.ReadFile(out.Name())
+			if cmd.ProcessState.ExitCode() != exitInterrupted {
+				t.Errorf("exit %v, want %d\n%s", err, exitInterrupted, data)
+			}
+			containsAll(t, "output", string(data), "interrupted again, stopped at once during "+tc.step, "run `"+tc.resume+"` to resume")
+			if p.exists("out/nomadfork.lock") {
+				t.Errorf("out/nomadfork.lock left")
+			}
+			p.mustRun(strings.Fields(strings.TrimPrefix(tc.resume, "nomadfork "))...)
 		})
 	}
 }
