@@ -273,3 +273,57 @@ func TestCrashDoubleSIGINT(t *testing.T) {
 		})
 	}
 }
+
+// failingGit puts first on PATH a git that fails the commands whose
+// arguments contain match as git does on a full disk, and forwards the
+// others; the returned function frees the space (forwards all).
+func failingGit(t *testing.T, match string) (freed func()) {
+	t.Helper()
+	real, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git not installed")
+	}
+	bin := t.TempDir()
+	script := "#!/bin/sh\ncase \" $* \" in *\"" + match + "\"*)\n" +
+		"\techo 'error: unable to write new index file' >&2\n" +
+		"\techo 'fatal: unable to write file lib/lib.go: No space left on device' >&2\n\texit 128;;\nesac\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return func() {
+		if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\nexec "+real+" \"$@\"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// U4: a full disk during apply named the cause but no next step. The
+// message says, after the cause, which file system to free space on and
+// the command to run then, which works once there is space.
+func TestCrashDiskFullNamesNextStep(t *testing.T) {
+	for _, tc := range []struct{ name, match string }{
+		{"git am", " am "},
+		{"import", " add "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProject(t)
+			p.graphSeries(true)
+			os.RemoveAll(filepath.Join(p.dir, "nomad"))
+			freed := failingGit(t, tc.match)
+			r := p.nomadfork("apply")
+			p.expect(r, 1, "disk full (no space left on device)", "free space on ", "the file system of "+filepath.Join(p.dir, "nomad"), "then run `nomadfork apply`")
+			if !strings.HasPrefix(r.stderr, "nomadfork apply: disk full") || strings.Count(r.stderr, "disk full") != 1 {
+				t.Errorf("the cause is not named first, once:\n%s", r.stderr)
+			}
+			if strings.Contains(r.stderr, "fix ") {
+				t.Errorf("a full disk is taken for a damaged patch:\n%s", r.stderr)
+			}
+			freed()
+			p.mustRun("apply")
+			if r := p.mustRun("extract"); strings.Count(r.stdout, "unchanged") != 3 {
+				t.Errorf("extract after the apply:\n%s", r.stdout)
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // AmArgs are the flags of every `git am` the tool runs: carriage returns
@@ -32,11 +33,20 @@ type AmError struct {
 }
 
 func (e *AmError) Error() string {
-	if strings.Contains(e.Output, "No space left on device") || strings.Contains(e.Output, "Out of diskspace") {
+	if e.DiskFull() {
 		return "disk full (no space left on device): git am: " + GitMessage(e.Output)
 	}
 	return "git am: " + GitMessage(e.Output)
 }
+
+// DiskFull reports whether git am stopped for want of disk space.
+func (e *AmError) DiskFull() bool {
+	return strings.Contains(e.Output, "No space left on device") || strings.Contains(e.Output, "Out of diskspace")
+}
+
+// Is makes errors.Is(err, syscall.ENOSPC) true when git am stopped for
+// want of disk space.
+func (e *AmError) Is(target error) bool { return target == syscall.ENOSPC && e.DiskFull() }
 
 // GitMessage returns git's error lines from output (the lines starting with
 // error: or fatal:), or the whole trimmed output if there are none.
