@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -307,10 +308,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nomadfork %s: interrupted during %s; run `%s` to resume\n", name, step, resumeCommand(e, name, rest))
 		return exitInterrupted
 	case errors.As(err, &usageErr):
-		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, withLine(e, err.Error()))
 		return 2
 	case errors.As(err, &exit):
-		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, withLine(e, err.Error()))
 		lineNote(e, stderr)
 		return int(exit)
 	}
@@ -319,10 +320,28 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// Said first: not again inside.
 		msg = strings.Replace(msg, why, "", 1)
 	}
-	fmt.Fprintf(stderr, "nomadfork %s: %s%s\n", name, why, msg)
+	fmt.Fprintf(stderr, "nomadfork %s: %s%s\n", name, why, withLine(e, msg))
 	diskFullNote(e, err, name, rest, stderr)
 	lineNote(e, stderr)
 	return 1
+}
+
+var advisedRE = regexp.MustCompile("`nomadfork ([a-z]+)([^`]*)`")
+
+// withLine adds -line <line> to each nomadfork command msg advises that
+// lacks it, when the command worked on a line other than the default
+// one: the internal packages advise commands for the default line.
+func withLine(e *env, msg string) string {
+	if e == nil || e.line.Name == "" || e.line.Default {
+		return msg
+	}
+	return advisedRE.ReplaceAllStringFunc(msg, func(cmd string) string {
+		m := advisedRE.FindStringSubmatch(cmd)
+		if c := lookup(m[1]); c == nil || c.name == "sandbox" || strings.Contains(m[2], "-line") {
+			return cmd
+		}
+		return "`nomadfork " + m[1] + m[2] + " -line " + e.line.Name + "`"
+	})
 }
 
 // diskFullNote says, after an error a full disk caused, which file system
@@ -401,11 +420,11 @@ func cause(err error) string {
 	return ""
 }
 
-// lineNote reminds, after an error on a line other than the default one,
-// that the commands the error names need -line too.
+// lineNote says, after an error on a line other than the default one,
+// which work tree that line has (messages may say nomad/).
 func lineNote(e *env, stderr io.Writer) {
 	if e != nil && e.line.Name != "" && !e.line.Default {
-		fmt.Fprintf(stderr, "nomadfork: this was line %s (work tree %s): add `-line %s` to the nomadfork commands above\n", e.line.Name, e.workTree, e.line.Name)
+		fmt.Fprintf(stderr, "nomadfork: this was line %s, whose work tree is %s\n", e.line.Name, e.workTree)
 	}
 }
 

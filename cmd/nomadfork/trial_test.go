@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -326,4 +327,32 @@ func TestCrashDiskFullNamesNextStep(t *testing.T) {
 			}
 		})
 	}
+}
+
+var advisedCmdRE = regexp.MustCompile("`nomadfork ([^`]*)`")
+
+// U6: during a -new-line rebase, every command a message advises carries
+// -line <the new line> (the "still has conflicts" message said `nomadfork
+// rebase -continue`, which answers "no rebase in progress").
+func TestCrashNewLineAdviceCarriesLine(t *testing.T) {
+	p := newProject(t)
+	p.conflictSeries()
+	runs := []result{p.mustFail("rebase", "-onto", "v1.0.2", "-new-line")}
+	r := p.mustFail("rebase", "-continue", "-line", "v1.0.2")
+	containsAll(t, "rebase -continue with the conflict left", r.stderr, "still has conflicts", "then run `nomadfork rebase -continue -line v1.0.2`")
+	runs = append(runs, r,
+		p.mustFail("apply", "-line", "v1.0.2"),
+		p.mustFail("extract", "-line", "v1.0.2"),
+		p.mustFail("drop", "0001", "-applied-upstream", "v1.1.0", "-line", "v1.0.2"))
+	for _, r := range runs {
+		for _, m := range advisedCmdRE.FindAllStringSubmatch(r.stdout+r.stderr, -1) {
+			if !strings.Contains(m[1], "-line v1.0.2") {
+				t.Errorf("advised `nomadfork %s` lacks -line v1.0.2:\n%s", m[1], r.stderr)
+			}
+		}
+	}
+	// The advised commands work.
+	p.resolveIn("lines/v1.0.2/nomad", "lib/lib.go", "func F10() int { return 100 } // merged\n")
+	p.mustRun("rebase", "-continue", "-line", "v1.0.2")
+	p.mustRun("check", "-no-build", "-line", "v1.0.2")
 }
