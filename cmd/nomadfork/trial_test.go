@@ -18,6 +18,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 )
 
 // markerWriter is an output stream that closes seen once the output
@@ -355,4 +356,26 @@ func TestCrashNewLineAdviceCarriesLine(t *testing.T) {
 	p.resolveIn("lines/v1.0.2/nomad", "lib/lib.go", "func F10() int { return 100 } // merged\n")
 	p.mustRun("rebase", "-continue", "-line", "v1.0.2")
 	p.mustRun("check", "-no-build", "-line", "v1.0.2")
+}
+
+// withLine, and the work tree's output through adviceWriter, add -line
+// to the nomadfork commands advised for a line other than the default
+// one, and leave the others.
+func TestAdviceCarriesLine(t *testing.T) {
+	e := &env{line: line.Line{Name: "v1.0.2"}}
+	var b strings.Builder
+	in := "resolved by hand: 0001; run `nomadfork extract` to save them; then `nomadfork check -no-build`, " +
+		"`nomadfork apply -line v1.0.2`, `nomadfork help rebase`, `nomadfork sandbox -- x`, `git -C nomad add`\n"
+	if n, err := (adviceWriter{e, &b}).Write([]byte(in)); n != len(in) || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	want := "resolved by hand: 0001; run `nomadfork extract -line v1.0.2` to save them; then `nomadfork check -no-build -line v1.0.2`, " +
+		"`nomadfork apply -line v1.0.2`, `nomadfork help rebase`, `nomadfork sandbox -- x`, `git -C nomad add`\n"
+	if b.String() != want {
+		t.Errorf("got  %s\nwant %s", b.String(), want)
+	}
+	e.line.Default = true
+	if got := withLine(e, in); got != in {
+		t.Errorf("the default line's advice changed: %s", got)
+	}
 }
