@@ -100,7 +100,39 @@ func (r *Repo) Am(ctx context.Context, path string, threeWay bool) error {
 	if Interrupted(err) {
 		return err
 	}
+	if data, rerr := os.ReadFile(path); rerr == nil {
+		out = []byte(InPatchFile(string(out), data))
+	}
 	return r.amError(ctx, string(out))
+}
+
+var corruptRE = regexp.MustCompile(`corrupt patch at line ([0-9]+)`)
+
+// InPatchFile rewrites git's "corrupt patch at line N" in output, which
+// counts the lines of the diff part of the mail `git am` split off (from
+// its "---" line), to count the lines of the patch file data instead.
+func InPatchFile(output string, data []byte) string {
+	lines := strings.Split(string(data), "\n")
+	start, body := 0, false
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if !body {
+			body = l == ""
+			continue
+		}
+		if l == "---" || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "diff -") || strings.HasPrefix(l, "Index: ") {
+			start = i
+			break
+		}
+	}
+	if start == 0 {
+		return output
+	}
+	return corruptRE.ReplaceAllStringFunc(output, func(m string) string {
+		var n int
+		fmt.Sscan(corruptRE.FindStringSubmatch(m)[1], &n)
+		return fmt.Sprintf("corrupt patch at line %d of the patch file", start+n)
+	})
 }
 
 // AmContinue commits the resolution of a stopped `git am` session and goes
