@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
@@ -156,8 +157,16 @@ func stopAtOnce(stderr io.Writer) int {
 	if step == "" {
 		step = running.name
 	}
+	// Working it out runs git: not for long, when git is what hangs.
+	resume := make(chan string, 1)
+	go func(root, name string, args []string) { resume <- resumeAfterStop(root, name, args) }(running.root, running.name, running.args)
+	cmd := strings.TrimSpace("nomadfork " + running.name + " " + strings.Join(running.args, " "))
+	select {
+	case cmd = <-resume:
+	case <-time.After(2 * time.Second):
+	}
 	fmt.Fprintf(stderr, "nomadfork %s: interrupted again, stopped at once during %s; run `%s` to resume (it first recovers what this run left)\n",
-		running.name, step, resumeAfterStop(running.root, running.name, running.args))
+		running.name, step, cmd)
 	if running.release != nil {
 		running.release()
 	}
