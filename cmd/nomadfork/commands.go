@@ -99,7 +99,7 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	t := e.tree
-	changes, err := t.Extract(ctx, e.patches, worktree.ExtractOptions{Force: *force, Txn: filepath.Join(e.root, line.PatchesDir)})
+	changes, renum, err := t.Extract(ctx, e.patches, worktree.ExtractOptions{Force: *force, Txn: filepath.Join(e.root, line.PatchesDir)})
 	if err != nil {
 		return err
 	}
@@ -113,7 +113,31 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 	if len(changes) == 0 {
 		fmt.Fprintln(e.stdout, "the series is empty: nomad/ has no commits after the upstream base")
 	}
+	e.renumberNotes(renum)
 	return nil
+}
+
+// renumberNotes says which commits extract matched to their old patch
+// only by position, and warns about each Depends-On of a new commit that
+// kept a number the renumbering gave to another patch.
+func (e *env) renumberNotes(r *worktree.Renumbering) {
+	if r == nil {
+		return
+	}
+	dir := filepath.Join(line.PatchesDir, e.line.Name)
+	for _, m := range r.ByPosition {
+		fmt.Fprintf(e.stdout, "note: %s is taken for %s by its place in the series (its subject and diff both changed), so its Depends-On follow the renumbering\n",
+			filepath.Join(dir, m.Patch), m.Was)
+	}
+	for _, k := range r.Kept {
+		now := fmt.Sprintf("is now %04d", k.Now)
+		if k.Now == 0 {
+			now = "has left the series"
+		}
+		fmt.Fprintf(e.stderr, "nomadfork extract: warning: %s is new to the series and keeps `Depends-On: %04d` as written, but the series was renumbered: the old %04d (%s) %s; "+
+			"if the commit means that patch, reword its Depends-On in %s (`git rebase -i upstream`, \"reword\") to the new number, then run `nomadfork extract%s`\n",
+			filepath.Join(dir, k.Patch), k.Number, k.Number, k.Was, now, e.relWorkTree(), e.lineArg())
+	}
 }
 
 func runCheck(ctx context.Context, e *env, args []string) error {

@@ -127,6 +127,62 @@ func TestCrashRewordedAndRenumbered(t *testing.T) {
 	p.mustRun("check", "-no-build")
 }
 
+// BAD-5 of the fourth trial: dropping a patch and, in the same rebase,
+// changing both the subject and the diff of a later one. Neither name nor
+// patch-id matches; the commit is matched by its place in the series, so
+// its Depends-On follows the renumbering (it kept the old number, which
+// then named another patch, with extract and check passing).
+func TestCrashRewordedEditedAndRenumbered(t *testing.T) {
+	p := newProject(t)
+	p.mustRun("apply", "-allow-empty")
+	p.commitEdit("lib/lib.go", "return 5 }", "return 50 }", "lib: make F5 return 50")
+	p.commitFile("lib/g.go", "package lib\n\n// G returns 19.\nfunc G() int { return 19 }\n", "lib: add G")
+	p.commitEdit("lib/lib.go", "return 7 }", "return 70 }", "lib: make F7 return 70")
+	p.commitEditWith("lib/lib.go", "return 20 }", "return G() + 1 }", "lib: make F20 use G", "Depends-On: 0002")
+	p.mustRun("extract")
+	p.git("-c", "sequence.editor=sed -i '1s/^pick/drop/; 4s/^pick/edit/'", "rebase", "-q", "-i", "upstream")
+	p.write("nomad/lib/lib.go", strings.Replace(p.read("nomad/lib/lib.go"), "return G() + 1 }", "return G() + 2 }", 1))
+	p.git("-c", "core.editor=sed -i '1s/.*/lib: make F20 call G plus two/'", "commit", "-q", "-a", "--amend")
+	p.git("rebase", "--continue")
+	r := p.mustRun("extract")
+	name := filepath.Join(p.lineDir(), "0003-lib-make-F20-call-G-plus-two.patch")
+	got := p.read(name)
+	if !strings.Contains(got, "Depends-On: 0001\n") || strings.Contains(got, "Depends-On: 0002\n") {
+		t.Errorf("the reworded and edited 0003 does not depend on 0001 (lib: add G):\n%s", got)
+	}
+	containsAll(t, "extract", r.stdout, "note: "+name+" is taken for 0004-lib-make-F20-use-G.patch by its place in the series")
+	if strings.Contains(r.stderr, "warning") {
+		t.Errorf("extract warned:\n%s", r.stderr)
+	}
+	p.mustRun("check", "-no-build")
+}
+
+// A commit new to the series whose Depends-On names a number the
+// renumbering gave to another patch keeps its trailer as written, and
+// extract warns, naming the patch, the old and the new number and the way
+// to reword it; after that reword, it is quiet.
+func TestCrashNewCommitDependsOnAfterRenumbering(t *testing.T) {
+	p := newProject(t)
+	p.fourPatches()
+	c1, c2 := p.git("rev-parse", "HEAD~3"), p.git("rev-parse", "HEAD~2")
+	p.git("rebase", "-q", "--onto", c1, c2, "fork")
+	p.commitEditWith("lib/lib.go", "return 25 }", "return 250 }", "lib: make F25 return 250", "Depends-On: 0003")
+	r := p.mustRun("extract")
+	containsAll(t, "extract", r.stderr,
+		"warning: patches/v1.0.0/0004-lib-make-F25-return-250.patch is new to the series and keeps `Depends-On: 0003` as written",
+		"the old 0003 (0003-lib-make-F7-return-70.patch) is now 0002",
+		"reword its Depends-On in nomad/ (`git rebase -i upstream`", "then run `nomadfork extract`")
+	containsAll(t, "0004", p.read(filepath.Join(p.lineDir(), "0004-lib-make-F25-return-250.patch")), "Depends-On: 0003\n")
+	// The advised reword, then extract: quiet.
+	p.git("-c", "sequence.editor=sed -i '4s/^pick/reword/'", "-c", "core.editor=sed -i 's/^Depends-On: 0003$/Depends-On: 0002/'", "rebase", "-q", "-i", "upstream")
+	r = p.mustRun("extract")
+	if strings.Contains(r.stderr, "warning") {
+		t.Errorf("extract warned after the reword:\n%s", r.stderr)
+	}
+	containsAll(t, "0004", p.read(filepath.Join(p.lineDir(), "0004-lib-make-F25-return-250.patch")), "Depends-On: 0002\n")
+	p.mustRun("check", "-no-build")
+}
+
 func TestCrashDropOverUnextractedCommit(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()

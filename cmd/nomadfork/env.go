@@ -79,7 +79,22 @@ func (e *env) setLine(ln line.Line) {
 	e.patches = ln.Dir
 	e.baseline = ln.Baselines
 	e.workTree = ln.WorkTree
-	e.tree = &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: e.stdout}
+	e.tree = &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: adviceWriter{e, e.stdout}}
+}
+
+// adviceWriter adds -line to the commands the output it writes advises,
+// as withLine does: the internal packages advise commands for the
+// default line.
+type adviceWriter struct {
+	e *env
+	w io.Writer
+}
+
+func (a adviceWriter) Write(b []byte) (int, error) {
+	if _, err := io.WriteString(a.w, withLine(a.e, string(b))); err != nil {
+		return 0, err
+	}
+	return len(b), nil
 }
 
 // useLine selects the line -line named (the default line if none): an

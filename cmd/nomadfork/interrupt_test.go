@@ -45,6 +45,9 @@ type interruptScenario struct {
 	then [][]string
 	// line is the line whose work tree must be clean at the end.
 	line string
+	// newLine: the verb makes line, a line of its own (work tree
+	// lines/<line>/nomad, commands with -line).
+	newLine bool
 }
 
 var interruptScenarios = []interruptScenario{
@@ -61,12 +64,14 @@ var interruptScenarios = []interruptScenario{
 	{name: "rebase", setup: func(p *project) { p.twoPatches() },
 		verb: []string{"rebase", "-onto", "v1.1.0"}, line: "v1.1.0"},
 	{name: "rebase-new-line", setup: func(p *project) { p.twoPatches() },
-		verb: []string{"rebase", "-onto", "v1.1.0", "-new-line"}, line: "v1.1.0"},
+		verb: []string{"rebase", "-onto", "v1.1.0", "-new-line"}, line: "v1.1.0", newLine: true},
 	{name: "rebase-continue", setup: func(p *project) {
 		p.conflictSeries()
 		p.mustFail("rebase", "-onto", "v1.0.2")
 		p.resolve("lib/lib.go", "func F10() int { return 100 } // merged\n")
 	}, verb: []string{"rebase", "-continue"}, line: "v1.0.2"},
+	{name: "rebase-continue-new-line", setup: func(p *project) { p.newLineStopped() },
+		verb: []string{"rebase", "-continue", "-line", "v1.0.2"}, line: "v1.0.2", newLine: true},
 	{name: "rebase-abort", setup: func(p *project) {
 		p.conflictSeries()
 		p.mustFail("rebase", "-onto", "v1.0.2")
@@ -148,7 +153,7 @@ func (p *project) invariants(sc interruptScenario, want outcome, what string) {
 		p.t.Errorf("%s: staging directory left", what)
 	}
 	wt := "nomad"
-	if sc.line != "" && sc.name == "rebase-new-line" {
+	if sc.newLine {
 		wt = filepath.Join("lines", sc.line, "nomad")
 	}
 	if p.exists(filepath.Join(wt, ".git", "index.lock")) {
@@ -158,7 +163,7 @@ func (p *project) invariants(sc interruptScenario, want outcome, what string) {
 		p.t.Errorf("%s: %s not clean: %q", what, wt, got)
 	}
 	args := []string{"extract"}
-	if sc.name == "rebase-new-line" {
+	if sc.newLine {
 		args = append(args, "-line", sc.line)
 	}
 	r := p.nomadfork(args...)

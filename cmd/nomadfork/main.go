@@ -13,9 +13,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
@@ -106,21 +109,121 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == scale.RunArg {
 		os.Exit(scale.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
-		// After the first signal, a second one kills at once.
-		<-ctx.Done()
-		stop()
+		// The first signal cancels the command, which undoes or finishes
+		// what it was doing and says how to resume; a second one stops
+		// it at once, still saying so.
+		<-sigs
+		cancel()
+		if h := testHookFirstSignal; h != nil {
+			h()
+		}
+		<-sigs
+		os.Exit(stopAtOnce(os.Stderr))
 	}()
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
+	signal.Stop(sigs)
 	os.Exit(code)
+}
+
+// testHookFirstSignal, if set, runs once the first signal has cancelled
+// the command: a test then sends the second.
+var testHookFirstSignal func()
+
+// running is the command under way, for a second signal, which stops
+// nomadfork at once: what to report, and the tool's lock to release.
+var running struct {
+	sync.Mutex
+	root, name string
+	args       []string
+	release    func()
+}
+
+// stopAtOnce, on a second signal, says what was interrupted and how to
+// resume, releases the tool's lock and returns the exit code. Whatever
+// the run leaves (a git step under way, a change of the series not yet
+// switched, a scratch work tree) the next command recovers first, as
+// after a kill.
+func stopAtOnce(stderr io.Writer) int {
+	running.Lock()
+	defer running.Unlock()
+	if running.name == "" {
+		return exitInterrupted
+	}
+	step := progress.Current()
+	if step == "" {
+		step = running.name
+	}
+	// Working it out runs git: not for long, when git is what hangs.
+	resume := make(chan string, 1)
+	go func(root, name string, args []string) { resume <- resumeAfterStop(root, name, args) }(running.root, running.name, running.args)
+	cmd := strings.TrimSpace("nomadfork " + running.name + " " + strings.Join(running.args, " "))
+	select {
+	case cmd = <-resume:
+	case <-time.After(2 * time.Second):
+	}
+	fmt.Fprintf(stderr, "nomadfork %s: interrupted again, stopped at once during %s; run `%s` to resume (it first recovers what this run left)\n",
+		running.name, step, cmd)
+	if running.release != nil {
+		running.release()
+	}
+	return exitInterrupted
+}
+
+// resumeAfterStop is resumeCommand for a run stopped at once: worked out
+// on an env of its own, from the files, so it shares nothing with the
+// stopped command's goroutine.
+func resumeAfterStop(root, name string, args []string) string {
+	again := strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " "))
+	e, err := newEnv(root, io.Discard, io.Discard)
+	if err != nil {
+		return again
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&e.lineName, "line", "", "")
+	onto := fs.String("onto", "", "")
+	newLine := fs.Bool("new-line", false, "")
+	// Only -line, -onto and -new-line matter: skip the other flags.
+	var known []string
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimLeft(args[i], "-")
+		switch {
+		case a == "line" || a == "onto":
+			if i+1 < len(args) {
+				known = append(known, "-"+a, args[i+1])
+				i++
+			}
+		case a == "new-line" || strings.HasPrefix(a, "line=") || strings.HasPrefix(a, "onto="):
+			known = append(known, "-"+a)
+		}
+	}
+	if fs.Parse(known) != nil {
+		return again
+	}
+	if name == "rebase" {
+		if *newLine && *onto != "" {
+			e.lineName = *onto
+		}
+		if e.useRebasingLine(context.Background()) != nil {
+			return again
+		}
+		e.rebasing = e.line.Name
+	} else if e.useLine() != nil {
+		return again
+	}
+	return resumeCommand(e, name, args)
 }
 
 // exitInterrupted is the exit code after SIGINT or SIGTERM, as a shell's.
 const exitInterrupted = 130
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	// An interruption names this command's step, never an earlier one's.
+	progress.Reset()
 	top := flag.NewFlagSet("nomadfork", flag.ContinueOnError)
 	top.SetOutput(stderr)
 	top.Usage = func() { fmt.Fprint(stderr, usage()) }
@@ -159,6 +262,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nomadfork: %v\n", err)
 		return 1
 	}
+	if !help && cmd.name != "sandbox" {
+		running.Lock()
+		running.root, running.name, running.args = e.root, name, rest
+		running.Unlock()
+		defer func() {
+			running.Lock()
+			running.root, running.name, running.args, running.release = "", "", nil, nil
+			running.Unlock()
+		}()
+	}
 	if cmd.lock && !help {
 		release, err := lockfile.Acquire(filepath.Join(e.out, "nomadfork.lock"), cmd.name, func(msg string) {
 			fmt.Fprintf(stderr, "nomadfork: %s\n", msg)
@@ -167,11 +280,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
 			return 1
 		}
+		release = sync.OnceFunc(release)
+		running.Lock()
+		running.release = release
+		running.Unlock()
 		defer release()
 	}
 	if e != nil && err == nil && !help && cmd.name != "sandbox" {
 		if rerr := e.recoverInterrupted(ctx, cmd.lock); rerr != nil {
-			fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, rerr)
+			again := strings.TrimSpace("nomadfork " + name + " " + strings.Join(rest, " "))
+			if ctx.Err() != nil {
+				fmt.Fprintf(stderr, "nomadfork %s: interrupted while finishing an earlier interrupted run; run `%s` to resume\n", name, again)
+				return exitInterrupted
+			}
+			// Running the command again recovers first, again.
+			fmt.Fprintf(stderr, "nomadfork %s: %s%v; then run `%s` again\n", name, cause(rerr), rerr, again)
 			return 1
 		}
 	}
@@ -184,24 +307,106 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 0
 	case errors.As(err, &flagErr):
 		return 2
-	case errors.As(err, &usageErr):
-		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
-		return 2
 	case ctx.Err() != nil || git.Interrupted(err):
+		// Before usage errors: a lookup the interruption cut short can
+		// read as a bad argument (an unknown line).
 		step := progress.Current()
 		if step == "" {
 			step = name
 		}
 		fmt.Fprintf(stderr, "nomadfork %s: interrupted during %s; run `%s` to resume\n", name, step, resumeCommand(e, name, rest))
 		return exitInterrupted
+	case errors.As(err, &usageErr):
+		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, withLine(e, err.Error()))
+		return 2
 	case errors.As(err, &exit):
-		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, withLine(e, err.Error()))
 		lineNote(e, stderr)
 		return int(exit)
 	}
-	fmt.Fprintf(stderr, "nomadfork %s: %s%v\n", name, cause(err), err)
+	msg, why := err.Error(), cause(err)
+	if why != "" {
+		// Said first: not again inside.
+		msg = strings.Replace(msg, why, "", 1)
+	}
+	fmt.Fprintf(stderr, "nomadfork %s: %s%s\n", name, why, withLine(e, msg))
+	diskFullNote(e, err, name, rest, stderr)
 	lineNote(e, stderr)
 	return 1
+}
+
+var advisedRE = regexp.MustCompile("`nomadfork ([a-z]+)([^`]*)`")
+
+// withLine adds -line <line> to each nomadfork command msg advises that
+// lacks it, when the command worked on a line other than the default
+// one: the internal packages advise commands for the default line.
+func withLine(e *env, msg string) string {
+	if e == nil || e.line.Name == "" || e.line.Default {
+		return msg
+	}
+	return advisedRE.ReplaceAllStringFunc(msg, func(cmd string) string {
+		m := advisedRE.FindStringSubmatch(cmd)
+		if c := lookup(m[1]); c == nil || c.name == "sandbox" || strings.Contains(m[2], "-line") {
+			return cmd
+		}
+		return "`nomadfork " + m[1] + m[2] + " -line " + e.line.Name + "`"
+	})
+}
+
+// diskFullNote says, after an error a full disk caused, which file system
+// to free space on and the command to run then.
+func diskFullNote(e *env, err error, name string, rest []string, stderr io.Writer) {
+	if e == nil || !errors.Is(err, syscall.ENOSPC) {
+		return
+	}
+	dir := e.workTree
+	var pe *os.PathError
+	if errors.As(err, &pe) && filepath.IsAbs(pe.Path) {
+		dir = filepath.Dir(pe.Path)
+	}
+	where := "the file system of " + dir
+	if mount, free, ok := fileSystemOf(dir); ok {
+		where = fmt.Sprintf("%s (the file system of %s; %d MB free now)", mount, dir, free>>20)
+	}
+	fmt.Fprintf(stderr, "nomadfork %s: free space on %s, then run `%s`\n", name, where, resumeCommand(e, name, rest))
+}
+
+// fileSystemOf returns the mount point of the file system dir (or its
+// nearest existing parent) is on, and how many bytes are free there.
+func fileSystemOf(dir string) (mount string, free uint64, ok bool) {
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", 0, false
+		}
+		dir = up
+	}
+	var st syscall.Statfs_t
+	if syscall.Statfs(dir, &st) != nil {
+		return "", 0, false
+	}
+	dev := func(path string) (uint64, bool) {
+		var s syscall.Stat_t
+		if syscall.Stat(path, &s) != nil {
+			return 0, false
+		}
+		return uint64(s.Dev), true
+	}
+	d, ok := dev(dir)
+	if !ok {
+		return "", 0, false
+	}
+	for mount = dir; ; {
+		up := filepath.Dir(mount)
+		if u, ok := dev(up); up == mount || !ok || u != d {
+			break
+		}
+		mount = up
+	}
+	return mount, st.Bavail * uint64(st.Bsize), true
 }
 
 // cause names, first, the system condition behind err when the message
@@ -224,11 +429,11 @@ func cause(err error) string {
 	return ""
 }
 
-// lineNote reminds, after an error on a line other than the default one,
-// that the commands the error names need -line too.
+// lineNote says, after an error on a line other than the default one,
+// which work tree that line has (messages may say nomad/).
 func lineNote(e *env, stderr io.Writer) {
 	if e != nil && e.line.Name != "" && !e.line.Default {
-		fmt.Fprintf(stderr, "nomadfork: this was line %s (work tree %s): add `-line %s` to the nomadfork commands above\n", e.line.Name, e.workTree, e.line.Name)
+		fmt.Fprintf(stderr, "nomadfork: this was line %s, whose work tree is %s\n", e.line.Name, e.workTree)
 	}
 }
 
@@ -253,8 +458,13 @@ func resumeCommand(e *env, name string, args []string) string {
 					verb = "-abort"
 				}
 			}
-			if e.rebasing != "" && !e.line.Default {
-				return "nomadfork rebase " + verb + " -line " + e.rebasing
+			ln := e.rebasing
+			if ln == "" {
+				// Interrupted before the rebase's line was settled.
+				ln = e.line.Name
+			}
+			if ln != "" && !e.line.Default {
+				return "nomadfork rebase " + verb + " -line " + ln
 			}
 			return "nomadfork rebase " + verb
 		}

@@ -28,6 +28,7 @@ func TestMain(m *testing.M) {
 		// The interrupt tests run the test binary as nomadfork, to send
 		// it a real SIGINT.
 		os.Args = append([]string{"nomadfork"}, os.Args[1:]...)
+		hangForTest()
 		main()
 	}
 	os.Exit(m.Run())
@@ -228,7 +229,13 @@ func (p *project) commitEdit(file, old, new, subject string) {
 // stages the file, as a user resolving a stopped apply or rebase would.
 func (p *project) resolve(file, resolution string) {
 	p.t.Helper()
-	path := filepath.Join("nomad", file)
+	p.resolveIn("nomad", file, resolution)
+}
+
+// resolveIn is resolve in the work tree tree (relative to the project).
+func (p *project) resolveIn(tree, file, resolution string) {
+	p.t.Helper()
+	path := filepath.Join(tree, file)
 	content := p.read(path)
 	start := strings.Index(content, "<<<<<<<")
 	end := strings.Index(content, ">>>>>>>")
@@ -237,7 +244,7 @@ func (p *project) resolve(file, resolution string) {
 	}
 	end += strings.Index(content[end:], "\n") + 1
 	p.write(path, content[:start]+resolution+content[end:])
-	p.git("add", file)
+	p.gitIn(tree, "add", file)
 }
 
 func (p *project) patchFiles() map[string]string {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
@@ -47,6 +48,19 @@ func (e *env) recoverInterrupted(ctx context.Context, locked bool) error {
 		fmt.Fprintf(e.stderr, "nomadfork: finished an interrupted change of the series: %s\n", what)
 	}
 	for _, dir := range e.workTrees() {
+		if !exists(filepath.Join(dir, ".git", "nomadfork-step.json")) {
+			continue
+		}
+		// A nomadfork killed outright leaves its git running: undo its
+		// step only once that git has finished.
+		err := git.WaitOrphans(ctx, dir, orphanWait, func(ps []git.Process) {
+			for _, p := range ps {
+				fmt.Fprintf(e.stderr, "nomadfork: waiting for %s, left running by an earlier nomadfork that was killed, to finish in %s\n", p, dir)
+			}
+		})
+		if err != nil {
+			return err
+		}
 		rec, err := git.RecoverDir(ctx, dir)
 		if err != nil {
 			return fmt.Errorf("undoing an interrupted git step in %s: %w", dir, err)
@@ -57,6 +71,10 @@ func (e *env) recoverInterrupted(ctx context.Context, locked bool) error {
 	}
 	return nil
 }
+
+// orphanWait is how long recovery waits for the git of a killed
+// nomadfork to finish.
+var orphanWait = time.Minute
 
 // workTrees returns the work tree directories of the lines there are or
 // were: nomad/ and lines/*/nomad.

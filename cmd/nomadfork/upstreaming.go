@@ -260,6 +260,10 @@ func (e *env) useRebasingLine(ctx context.Context) error {
 	}
 	e.setLine(ln)
 	if !e.rebaser().InProgress(ctx) {
+		if ctx.Err() != nil {
+			// An interrupted lookup is no answer.
+			return ctx.Err()
+		}
 		return err
 	}
 	e.making = true

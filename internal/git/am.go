@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // AmArgs are the flags of every `git am` the tool runs: carriage returns
@@ -32,11 +33,20 @@ type AmError struct {
 }
 
 func (e *AmError) Error() string {
-	if strings.Contains(e.Output, "No space left on device") || strings.Contains(e.Output, "Out of diskspace") {
+	if e.DiskFull() {
 		return "disk full (no space left on device): git am: " + GitMessage(e.Output)
 	}
 	return "git am: " + GitMessage(e.Output)
 }
+
+// DiskFull reports whether git am stopped for want of disk space.
+func (e *AmError) DiskFull() bool {
+	return strings.Contains(e.Output, "No space left on device") || strings.Contains(e.Output, "Out of diskspace")
+}
+
+// Is makes errors.Is(err, syscall.ENOSPC) true when git am stopped for
+// want of disk space.
+func (e *AmError) Is(target error) bool { return target == syscall.ENOSPC && e.DiskFull() }
 
 // GitMessage returns git's error lines from output (the lines starting with
 // error: or fatal:), or the whole trimmed output if there are none.
@@ -90,7 +100,39 @@ func (r *Repo) Am(ctx context.Context, path string, threeWay bool) error {
 	if Interrupted(err) {
 		return err
 	}
+	if data, rerr := os.ReadFile(path); rerr == nil {
+		out = []byte(InPatchFile(string(out), data))
+	}
 	return r.amError(ctx, string(out))
+}
+
+var corruptRE = regexp.MustCompile(`corrupt patch at line ([0-9]+)`)
+
+// InPatchFile rewrites git's "corrupt patch at line N" in output, which
+// counts the lines of the diff part of the mail `git am` split off (from
+// its "---" line), to count the lines of the patch file data instead.
+func InPatchFile(output string, data []byte) string {
+	lines := strings.Split(string(data), "\n")
+	start, body := 0, false
+	for i, l := range lines {
+		l = strings.TrimSuffix(l, "\r")
+		if !body {
+			body = l == ""
+			continue
+		}
+		if l == "---" || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "diff -") || strings.HasPrefix(l, "Index: ") {
+			start = i
+			break
+		}
+	}
+	if start == 0 {
+		return output
+	}
+	return corruptRE.ReplaceAllStringFunc(output, func(m string) string {
+		var n int
+		fmt.Sscan(corruptRE.FindStringSubmatch(m)[1], &n)
+		return fmt.Sprintf("corrupt patch at line %d of the patch file", start+n)
+	})
 }
 
 // AmContinue commits the resolution of a stopped `git am` session and goes

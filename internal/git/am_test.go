@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,4 +121,35 @@ func TestScratch(t *testing.T) {
 	if out, _ := r.Run(ctx, "worktree", "list"); strings.Contains(out, "scratch") {
 		t.Errorf("worktree still registered:\n%s", out)
 	}
+}
+
+// A corrupt patch is located by its line in the patch file: git counts
+// from the start of the diff part of the mail.
+func TestAmCorruptPatchNamesFileLine(t *testing.T) {
+	r, patch := repo(t)
+	data, err := os.ReadFile(patch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	// Cut the hunk short: the file ends in the middle of it.
+	cut := 0
+	for i, l := range lines {
+		if strings.HasPrefix(l, "@@ ") {
+			cut = i + 2
+		}
+	}
+	if err := os.WriteFile(patch, []byte(strings.Join(lines[:cut], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = r.Am(context.Background(), patch, false)
+	var am *AmError
+	if !errors.As(err, &am) {
+		t.Fatalf("Am = %v, want an AmError", err)
+	}
+	want := fmt.Sprintf("corrupt patch at line %d of the patch file", cut+1)
+	if !strings.Contains(am.Error(), want) {
+		t.Errorf("%q lacks %q", am.Error(), want)
+	}
+	r.AmAbort(context.Background())
 }

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -62,6 +63,10 @@ func shorten(s string, n int) string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, syscall.ENOSPC) true when git failed for want of
+// disk space.
+func (e *Error) Is(target error) bool { return target == syscall.ENOSPC && e.DiskFull() }
 
 // Command returns a git command for the repository with a neutral
 // configuration: no global or system config files and a fixed identity.

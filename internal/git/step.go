@@ -159,10 +159,15 @@ func recoverIn(ctx context.Context, r *Repo, gitDir string) (*Recovered, error) 
 		if _, err := os.Stat(filepath.Join(gitDir, "rebase-apply")); err == nil {
 			if _, err := r.Run(ctx, "am", "--abort"); err != nil {
 				// --abort refuses when HEAD moved since; the reset below
-				// restores HEAD anyway.
-				if _, err := r.Run(ctx, "am", "--quit"); err != nil {
+				// restores HEAD anyway. Both refuse, "not in progress", once
+				// the session is gone: the git killed with the tool (an
+				// orphan that went on) may have ended it meanwhile, or it
+				// had only just begun it. Nothing of it is left to undo
+				// then but a stray directory.
+				if _, err := r.Run(ctx, "am", "--quit"); err != nil && amInProgress(gitDir) {
 					return nil, err
 				}
+				os.RemoveAll(filepath.Join(gitDir, "rebase-apply"))
 			}
 		}
 	}
@@ -177,6 +182,17 @@ func recoverIn(ctx context.Context, r *Repo, gitDir string) (*Recovered, error) 
 		}
 	}
 	return out, os.Remove(recFile)
+}
+
+// amInProgress reports whether gitDir holds a `git am` session git itself
+// would resume: its state directory with the patch counters.
+func amInProgress(gitDir string) bool {
+	for _, f := range []string{"next", "last"} {
+		if _, err := os.Stat(filepath.Join(gitDir, "rebase-apply", f)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 func alive(pid int) bool {

@@ -18,14 +18,14 @@ var current struct {
 // Begin records what as the step under way, for Current, until the
 // returned function is called.
 func Begin(what string) (end func()) {
-	if h := TestHookBegin; h != nil {
-		h(what)
-	}
 	current.Lock()
 	current.steps = append(current.steps, what)
 	current.last = what
 	n := len(current.steps)
 	current.Unlock()
+	if h := TestHookBegin; h != nil {
+		h(what)
+	}
 	return func() {
 		current.Lock()
 		defer current.Unlock()
@@ -35,9 +35,17 @@ func Begin(what string) (end func()) {
 	}
 }
 
-// TestHookBegin, if set, is called at the start of every step: the
+// TestHookBegin, if set, is called at the start of every step, once it is
+// Current: the
 // interruption tests stop a command at each step boundary with it.
 var TestHookBegin func(what string)
+
+// Reset forgets every step, for a new command in the same process.
+func Reset() {
+	current.Lock()
+	defer current.Unlock()
+	current.steps, current.last = nil, ""
+}
 
 // Current returns the innermost step under way, or else the step begun
 // last (the one an interruption stopped), or "" if there was none.

@@ -413,6 +413,10 @@ func (t *Tree) applyOne(ctx context.Context, p series.Patch) error {
 	if _, rerr := t.Repo.Run(bg, "reset", "--quiet", "--hard", before); rerr != nil {
 		return errors.Join(err, rerr)
 	}
+	if am != nil && am.DiskFull() {
+		// Not the patch's fault: the caller says where to free space.
+		return fmt.Errorf("applying %s: %w", p.Name, am)
+	}
 	if am != nil {
 		ce := &ConflictError{Patch: p.Name, Files: am.Files, Hunks: am.Hunks, Output: am.Output,
 			Resume: fmt.Sprintf("%s holds upstream and the patches before it. The patch file is damaged or does not fit the pinned upstream: "+

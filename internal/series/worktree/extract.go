@@ -54,50 +54,53 @@ func (e *DependencyGoneError) Error() string {
 // Extract writes the work tree's commits since the base to dir as patch
 // files and records that the work tree now matches them, in one
 // transaction. When the numbering changes, the Depends-On trailers of the
-// commits are rewritten to the new numbers first.
-func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]series.Change, error) {
+// commits are rewritten to the new numbers first; the Renumbering says
+// which commits were matched to their old patch by position only and
+// which trailers of new commits stayed as written.
+func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]series.Change, *Renumbering, error) {
 	if err := t.Require(ctx, Need{Verb: "extract", Base: true, NoOp: true, ForkTip: true}); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	base, err := t.Base(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, err := t.Repo.Run(ctx, "merge-base", "--is-ancestor", base, "HEAD"); err != nil {
-		return nil, fmt.Errorf("HEAD of %s is not based on the %q branch; check out the fork branch: %w", t.Dir, BaseBranch, err)
+		return nil, nil, fmt.Errorf("HEAD of %s is not based on the %q branch; check out the fork branch: %w", t.Dir, BaseBranch, err)
 	}
 	merges, err := t.Repo.Lines(ctx, "rev-list", "--merges", base+"..HEAD")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(merges) > 0 {
-		return nil, fmt.Errorf("the series must be linear, but %s..HEAD has merge commits %s; rebase them away", BaseBranch, strings.Join(merges, ", "))
+		return nil, nil, fmt.Errorf("the series must be linear, but %s..HEAD has merge commits %s; rebase them away", BaseBranch, strings.Join(merges, ", "))
 	}
 	dirty, err := t.Repo.Status(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(dirty) > 0 {
 		fmt.Fprintf(t.Log, "note: %d uncommitted changes in %s are not extracted; commit them and extract again to include them\n", len(dirty), t.Dir)
 	}
 	old, err := series.ListAny(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if err := t.renumber(ctx, base, old); err != nil {
-		return nil, err
+	renum, err := t.renumber(ctx, base, old)
+	if err != nil {
+		return nil, nil, err
 	}
 	files, err := series.Export(ctx, t.Repo, base, "HEAD")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(files) == 0 && len(old) > 0 {
-		return nil, fmt.Errorf("%w in %s: the work tree has no commits after the base; "+
+		return nil, nil, fmt.Errorf("%w in %s: the work tree has no commits after the base; "+
 			"if you really mean to empty the series, delete the files by hand", series.ErrEmpty, dir)
 	}
 	state, err := t.LoadState(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	changes := series.Plan(files, old)
 	if !opts.Force {
@@ -114,19 +117,19 @@ func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]
 			}
 		}
 		if len(edited) > 0 {
-			return nil, &EditedError{Dir: dir, Files: edited}
+			return nil, nil, &EditedError{Dir: dir, Files: edited}
 		}
 	}
 	head, err := t.Head(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	state.Base, state.Applied, state.Resolved, state.Pending = base, head, nil, nil
 	state.Hashes = series.Hashes(files)
 	if err := t.writeSeries(ctx, opts.Txn, "extract into "+dir, dir, files, changes, state); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return changes, nil
+	return changes, renum, nil
 }
 
 // writeSeries makes dir hold files (changes being what that does) and
@@ -183,16 +186,55 @@ func (t *Tree) writeSeries(ctx context.Context, txnDir, what, dir string, files 
 
 var dependsLineRE = regexp.MustCompile(`(?m)^Depends-On: ([0-9]{4})$`)
 
+// Renumbering is what extract did to keep the Depends-On trailers true
+// when the work tree's commits renumbered the series.
+type Renumbering struct {
+	// ByPosition are the commits matched to their old patch only by their
+	// place in the series: neither the file name nor the diff matched.
+	ByPosition []PositionMatch
+	// Kept are the trailers of commits new to the series that name a
+	// number whose patch moved or left: they stay as written.
+	Kept []KeptDependency
+}
+
+// PositionMatch is a commit taken for an old patch by its position: it
+// lies between two matched neighbours (or an end of the series) where as
+// many old patches left the series as new commits came.
+type PositionMatch struct {
+	Patch string // the new patch file
+	Was   string // the old patch file it replaces
+}
+
+// KeptDependency is a Depends-On trailer of a commit new to the series
+// after a renumbering, kept as written: the number named Was before and
+// names another patch, or none, now.
+type KeptDependency struct {
+	// Patch is the new commit's patch file.
+	Patch string
+	// Number is the trailer's number.
+	Number int
+	// Was is the old series' patch of that number.
+	Was string
+	// Now is Was's number now, 0 if it left the series.
+	Now int
+}
+
 // renumber rewrites the Depends-On trailers of the work tree's commits
 // when the numbering of the series changed: a commit the series in old
-// held (by its file name without the number) keeps depending on the same
-// patches under their new numbers. New commits keep their trailers as
-// written. A dependency whose subject changed keeps its number when it
-// stays in place; one that left the series is refused.
-func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) error {
+// held keeps depending on the same patches under their new numbers. A
+// commit is matched to its old patch by its file name without the number,
+// else (its subject was reworded) by its diff's patch-id, else (subject
+// and diff both changed) by its position: when a run of commits new to
+// the series lies between two matched neighbours where as many old
+// patches left (paired in order). Commits still unmatched are new: they keep their trailers
+// as written (reported in Kept when a number they name moved). A
+// dependency whose subject changed keeps its number when it stays in
+// place; one that left the series is refused.
+func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) (*Renumbering, error) {
+	res := &Renumbering{}
 	files, err := series.Export(ctx, t.Repo, base, "HEAD")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	oldByNum := map[int]string{}
 	oldBySlug := map[string]series.Patch{}
@@ -207,23 +249,38 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) er
 	// Each commit's patch of the old series: by its file name, else (its
 	// subject was reworded) by its diff's patch-id.
 	matched := make([]*series.Patch, len(files))
-	newBySlug := map[string]int{}
 	for i, f := range files {
-		newBySlug[series.Slug(f.Name)] = i + 1
 		if op, ok := oldBySlug[series.Slug(f.Name)]; ok {
 			matched[i] = &op
 		} else if op, ok := oldByID[t.patchID(ctx, f.Data)]; ok {
 			matched[i] = &op
 		}
 	}
+	for _, m := range matchByPosition(files, old, matched) {
+		op := old[m.old]
+		matched[m.file] = &op
+		res.ByPosition = append(res.ByPosition, PositionMatch{Patch: files[m.file].Name, Was: op.Name})
+	}
+	newBySlug := map[string]int{}
+	for i, f := range files {
+		newBySlug[series.Slug(f.Name)] = i + 1
+	}
+	renumbered := false
 	for i, op := range matched {
 		if op != nil {
 			newBySlug[series.Slug(op.Name)] = i + 1
+			renumbered = renumbered || op.Number != i+1
 		}
 	}
 	msgs := map[int]func(string) string{}
 	for i, f := range files {
-		if matched[i] == nil || matched[i].Meta == nil {
+		if matched[i] == nil {
+			if renumbered {
+				res.Kept = append(res.Kept, keptDependencies(f, oldByNum, newBySlug, matched)...)
+			}
+			continue
+		}
+		if matched[i].Meta == nil {
 			continue
 		}
 		op := *matched[i]
@@ -253,7 +310,7 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) er
 						continue
 					}
 				}
-				return &DependencyGoneError{Patch: oldName, Dep: depName, Number: d}
+				return nil, &DependencyGoneError{Patch: oldName, Dep: depName, Number: d}
 			}
 			if n != d {
 				remap[fmt.Sprintf("%04d", d)] = fmt.Sprintf("%04d", n)
@@ -272,9 +329,93 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) er
 		}
 	}
 	if len(msgs) == 0 {
+		return res, nil
+	}
+	return res, t.rewriteMessages(ctx, base, msgs)
+}
+
+// keptDependencies returns the Depends-On trailers of f, a commit new to
+// the series, whose number named an old patch that now has another
+// number or left the series.
+func keptDependencies(f series.File, oldByNum map[int]string, newBySlug map[string]int, matched []*series.Patch) []KeptDependency {
+	md, err := metadata.Parse(f.Data)
+	if err != nil {
 		return nil
 	}
-	return t.rewriteMessages(ctx, base, msgs)
+	var kept []KeptDependency
+	for _, d := range md.DependsOn() {
+		was, ok := oldByNum[d]
+		if !ok {
+			continue
+		}
+		now := 0
+		for i, op := range matched {
+			if op != nil && op.Name == was {
+				now = i + 1
+			}
+		}
+		if now == 0 {
+			// Perhaps reworded and matched by nothing; its slug may
+			// still be taken by a file of the same name.
+			now = newBySlug[series.Slug(was)]
+		}
+		if now != d {
+			kept = append(kept, KeptDependency{Patch: f.Name, Number: d, Was: was, Now: now})
+		}
+	}
+	return kept
+}
+
+type positionMatch struct{ file, old int }
+
+// matchByPosition pairs the commits that neither name nor patch-id
+// matched with the old patches that left the series, by position: a run
+// of unmatched files between two matched neighbours (or an end of the
+// series) takes the old patches that lay between those neighbours' old
+// numbers and were not matched, in order, when there are as many.
+// Anything else stays unmatched.
+func matchByPosition(files []series.File, old []series.Patch, matched []*series.Patch) []positionMatch {
+	used := map[int]bool{}
+	for _, op := range matched {
+		if op != nil {
+			used[op.Number] = true
+		}
+	}
+	maxOld := 0
+	for _, p := range old {
+		maxOld = max(maxOld, p.Number)
+	}
+	var out []positionMatch
+	for i := 0; i < len(files); {
+		if matched[i] != nil {
+			i++
+			continue
+		}
+		start := i
+		for i < len(files) && matched[i] == nil {
+			i++
+		}
+		lo, hi := 0, maxOld+1
+		if start > 0 {
+			lo = matched[start-1].Number
+		}
+		if i < len(files) {
+			hi = matched[i].Number
+		}
+		var gone []int
+		for k, p := range old {
+			if p.Number > lo && p.Number < hi && !used[p.Number] {
+				gone = append(gone, k)
+			}
+		}
+		if len(gone) != i-start {
+			continue
+		}
+		for j, k := range gone {
+			out = append(out, positionMatch{file: start + j, old: k})
+		}
+	}
+	return out
 }
 
 // patchID returns the stable patch-id of a patch file's diff (the same

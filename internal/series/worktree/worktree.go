@@ -505,9 +505,13 @@ type SpaceError struct {
 }
 
 func (e *SpaceError) Error() string {
-	return fmt.Sprintf("disk full: copying the work tree needs about %d MB in %s, and %d MB are free; free some space, then run the command again",
+	return fmt.Sprintf("disk full: copying the work tree needs about %d MB in %s, and %d MB are free",
 		e.Need>>20, e.Dir, e.Avail>>20)
 }
+
+// Is makes errors.Is(err, syscall.ENOSPC) true: the caller says where to
+// free space.
+func (e *SpaceError) Is(target error) bool { return target == syscall.ENOSPC }
 
 // checkSpace checks, before a copy of the work tree to a directory under
 // parent, that parent's file system has room for it (the size of the work
