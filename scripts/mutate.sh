@@ -67,7 +67,7 @@ run unknown-server-typical client/alloc_update_priority.go '	statusChanged := se
 		return allocUpdateTypical
 	}
 	statusChanged := update.ClientStatus != server.ClientStatus' ./client/ 'TestAllocUpdatePriority$'
-run status-change-typical client/alloc_update_priority.go '	case statusChanged || !pointer.Eq(' '	case !pointer.Eq(' ./client/ 'TestAllocUpdatePriority$'
+run status-change-typical client/alloc_update_priority.go '	statusChanged := server == nil || update.ClientStatus != server.ClientStatus' '	statusChanged := server == nil' ./client/ 'TestAllocUpdatePriority$'
 run health-typical client/alloc_update_priority.go '	case statusChanged || !pointer.Eq(allocHealthy(update), allocHealthy(server)):' '	case statusChanged:' ./client/ 'TestAllocUpdatePriority$'
 run terminal-not-at-once client/alloc_update_priority.go '	case statusChanged && update.ClientTerminalStatus():' '	case false:' ./client/ 'TestAllocUpdatePriority$|TestAllocUpdateBuffer_Urgent$|TestClient_AllocSync_LeadingEdge$'
 run every-status-change-at-once client/alloc_update_priority.go '	case statusChanged && update.ClientTerminalStatus():' '	case statusChanged:' ./client/ 'TestAllocUpdatePriority$|TestAllocUpdateBuffer_Urgent$'
