@@ -44,7 +44,11 @@ run failed-batch-overwrites-newer client/alloc_updates.go '		if !newer {
 			update.alloc = prev.alloc
 		}' '' ./client/ 'TestAllocUpdateBuffer_FailedBatch$'
 # 0004: the dedupe and its forget paths
-run no-dedupe client/alloc_update_dedupe.go '	return server.acked && allocUpdateAcknowledged(alloc, server.alloc)' '	return false' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run no-dedupe client/alloc_update_dedupe.go '	return server.gone || server.acked && allocUpdateAcknowledged(alloc, server.alloc)' '	return server.gone' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run gone-sent client/alloc_update_dedupe.go '	return server.gone || server.acked && allocUpdateAcknowledged(alloc, server.alloc)' '	return server.acked && allocUpdateAcknowledged(alloc, server.alloc)' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run gone-never-forgotten client/alloc_update_dedupe.go '			if server.gone {
+				delete(b.server, id)' '			if false {
+				delete(b.server, id)' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run dedupe-ignores-task-states client/alloc_update_dedupe.go '		reflect.DeepEqual(update.NetworkStatus, acked.NetworkStatus) &&
 		reflect.DeepEqual(update.TaskStates, acked.TaskStates)' '		reflect.DeepEqual(update.NetworkStatus, acked.NetworkStatus)' ./client/ 'TestAllocUpdateAcknowledged$'
 run dedupe-while-sending client/alloc_update_dedupe.go 'if _, sending := b.sending[alloc.ID]; sending || failedToStart {' 'if failedToStart {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
