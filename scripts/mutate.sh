@@ -44,7 +44,11 @@ run failed-batch-overwrites-newer client/alloc_updates.go '		if !newer {
 			update.alloc = prev.alloc
 		}' '' ./client/ 'TestAllocUpdateBuffer_FailedBatch$'
 # 0004: the dedupe and its forget paths
-run no-dedupe client/alloc_update_dedupe.go '	return server.acked && allocUpdateAcknowledged(alloc, server.alloc)' '	return false' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run no-dedupe client/alloc_update_dedupe.go '	return server.gone || server.acked && allocUpdateAcknowledged(alloc, server.alloc)' '	return server.gone' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run gone-sent client/alloc_update_dedupe.go '	return server.gone || server.acked && allocUpdateAcknowledged(alloc, server.alloc)' '	return server.acked && allocUpdateAcknowledged(alloc, server.alloc)' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run gone-never-forgotten client/alloc_update_dedupe.go '			if server.gone {
+				delete(b.server, id)' '			if false {
+				delete(b.server, id)' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run dedupe-ignores-task-states client/alloc_update_dedupe.go '		reflect.DeepEqual(update.NetworkStatus, acked.NetworkStatus) &&
 		reflect.DeepEqual(update.TaskStates, acked.TaskStates)' '		reflect.DeepEqual(update.NetworkStatus, acked.NetworkStatus)' ./client/ 'TestAllocUpdateAcknowledged$'
 run dedupe-while-sending client/alloc_update_dedupe.go 'if _, sending := b.sending[alloc.ID]; sending || failedToStart {' 'if failedToStart {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
@@ -61,19 +65,26 @@ run no-forget-on-failed-send client/alloc_updates.go '	if err != nil {
 		b.forgetLocked()
 	}' '' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 # 0005: the rule and the cadence
-run no-urgency client/alloc_update_priority.go 'func allocUpdateUrgent(update, server *structs.Allocation) bool {' 'func allocUpdateUrgent(update, server *structs.Allocation) bool {
-	return false' ./client/ 'TestAllocUpdateUrgent$|TestClient_AllocSync_Cadence$'
-run unknown-server-typical client/alloc_update_priority.go '	if server == nil {
-		return true' '	if server == nil {
-		return false' ./client/ 'TestAllocUpdateUrgent$'
-run status-change-typical client/alloc_update_priority.go '	return update.ClientStatus != server.ClientStatus ||' '	return false ||' ./client/ 'TestAllocUpdateUrgent$'
-run health-typical client/alloc_update_priority.go '		!pointer.Eq(allocHealthy(update), allocHealthy(server))' '		false' ./client/ 'TestAllocUpdateUrgent$'
+run no-urgency client/alloc_update_priority.go 'func allocUpdatePriorityOf(update, server *structs.Allocation) allocUpdatePriority {' 'func allocUpdatePriorityOf(update, server *structs.Allocation) allocUpdatePriority {
+	return allocUpdateTypical' ./client/ 'TestAllocUpdatePriority$|TestClient_AllocSync_Cadence$'
+run unknown-server-typical client/alloc_update_priority.go '	statusChanged := server == nil || update.ClientStatus != server.ClientStatus' '	if server == nil {
+		return allocUpdateTypical
+	}
+	statusChanged := update.ClientStatus != server.ClientStatus' ./client/ 'TestAllocUpdatePriority$'
+run status-change-typical client/alloc_update_priority.go '	statusChanged := server == nil || update.ClientStatus != server.ClientStatus' '	statusChanged := server == nil' ./client/ 'TestAllocUpdatePriority$'
+run health-typical client/alloc_update_priority.go '	case statusChanged || !pointer.Eq(allocHealthy(update), allocHealthy(server)):' '	case statusChanged:' ./client/ 'TestAllocUpdatePriority$'
+run terminal-not-at-once client/alloc_update_priority.go '	case statusChanged && update.ClientTerminalStatus():' '	case false:' ./client/ 'TestAllocUpdatePriority$|TestAllocUpdateBuffer_Urgent$|TestClient_AllocSync_LeadingEdge$'
+run every-status-change-at-once client/alloc_update_priority.go '	case statusChanged && update.ClientTerminalStatus():' '	case statusChanged:' ./client/ 'TestAllocUpdatePriority$|TestAllocUpdateBuffer_Urgent$'
+run every-urgent-wakes client/alloc_updates.go '	if priority == allocUpdateAtOnce {' '	if priority >= allocUpdateUrgent {' ./client/ 'TestAllocUpdateBuffer_Urgent$'
+run failed-to-start-not-at-once client/alloc_updates.go '	priority := allocUpdateAtOnce
+	if !failedToStart {' '	priority := allocUpdateTypical
+	if !failedToStart {' ./client/ 'TestAllocUpdateBuffer_Urgent$'
 run urgency-not-kept client/alloc_updates.go '			b.urgent--
 			update.urgent = true' '			b.urgent--' ./client/ 'TestAllocUpdateBuffer_Urgent$'
 run urgency-counted-after-drop client/alloc_updates.go '		if prev, ok := b.pending[alloc.ID]; ok && prev.urgent {
 			b.urgent--
 		}' '' ./client/ 'TestAllocUpdateBuffer_Urgent$'
-run no-wake-on-urgent-add client/alloc_updates.go '	if urgent {
+run no-wake-on-at-once-add client/alloc_updates.go '	if priority == allocUpdateAtOnce {
 		select {' '	if false {
 		select {' ./client/ 'TestClient_AllocSync_LeadingEdge$|TestAllocUpdateBuffer_Urgent$'
 run no-leading-edge client/alloc_updates.go '			if ticks == 0 {
@@ -82,9 +93,10 @@ run no-leading-edge client/alloc_updates.go '			if ticks == 0 {
 run leading-edge-every-wake client/alloc_updates.go '			if ticks == 0 {
 				continue // the next tick sends it' '			if false {
 				continue // the next tick sends it' ./client/ 'TestClient_AllocSync_Cadence$'
-run typical-not-held client/alloc_updates.go 'if retry || ticks >= allocSyncTypicalTicks || c.allocUpdates.hasUrgent() {' 'if true {' ./client/ 'TestClient_AllocSync_Cadence$'
-run urgent-waits-for-typical client/alloc_updates.go 'if retry || ticks >= allocSyncTypicalTicks || c.allocUpdates.hasUrgent() {' 'if retry || ticks >= allocSyncTypicalTicks {' ./client/ 'TestClient_AllocSync_Cadence$'
-run failed-typical-waits client/alloc_updates.go 'if retry || ticks >= allocSyncTypicalTicks || c.allocUpdates.hasUrgent() {' 'if ticks >= allocSyncTypicalTicks || c.allocUpdates.hasUrgent() {' ./client/ 'TestClient_AllocSync_Cadence$'
+run typical-not-held client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if true {' ./client/ 'TestClient_AllocSync_Cadence$'
+run typical-after-quiet-spell client/alloc_updates.go '			typical = ticks%allocSyncTypicalTicks == 0' '			typical = ticks >= allocSyncTypicalTicks' ./client/ 'TestClient_AllocSync_Cadence$'
+run urgent-waits-for-typical client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if retry || typical {' ./client/ 'TestClient_AllocSync_Cadence$'
+run failed-typical-waits client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if typical || c.allocUpdates.hasUrgent() {' ./client/ 'TestClient_AllocSync_Cadence$'
 # 0006: the shutdown flush
 run no-shutdown-flush client/client.go '	c.flushAllocUpdates()
 ' '' ./client/ 'TestClient_Shutdown_FlushesAllocUpdates$'
