@@ -166,11 +166,11 @@ func (e *env) rebaseOnto(ctx context.Context, version string, newLine bool, nest
 	if err != nil {
 		return nil, err
 	}
-	names, err := e.layout.Names()
-	if err != nil {
-		return nil, err
-	}
 	if !newLine {
+		names, err := e.layout.Names()
+		if err != nil {
+			return nil, err
+		}
 		for _, n := range names {
 			if n == version {
 				return nil, usageError{fmt.Errorf("line %s exists already, so line %s cannot move onto it: work on line %s with -line, such as `nomadfork apply -line %s`; "+
@@ -181,37 +181,26 @@ func (e *env) rebaseOnto(ctx context.Context, version string, newLine bool, nest
 		e.inPlace(r, version)
 		return r.Onto(ctx, version, filepath.Join(e.root, upstream.TargetsFile), nested, patches)
 	}
-	for _, n := range names {
-		if n == version {
-			return nil, usageError{fmt.Errorf("line %s exists already: move it with `nomadfork rebase -line %s -onto <version>`", version, version)}
-		}
-	}
-	if semver.Compare(version, e.line.Name) <= 0 {
+	nl := rebase.NewLine{Layout: e.layout, From: e.line, Tree: e.tree, Log: e.stdout,
+		Changelog: e.log, Txn: filepath.Join(e.root, line.PatchesDir)}
+	m, err := nl.Prepare(ctx, version)
+	var exists *rebase.LineExistsError
+	var notNewer *rebase.NotNewerError
+	var left *rebase.WorkTreeLeftError
+	switch {
+	case errors.As(err, &exists):
+		return nil, usageError{fmt.Errorf("line %s exists already: move it with `nomadfork rebase -line %s -onto <version>`", version, version)}
+	case errors.As(err, &notNewer):
 		return nil, fmt.Errorf("-onto %s is not newer than line %s", version, e.line.Name)
-	}
-	target, err := e.layout.At(version)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(target.WorkTree); err == nil {
+	case errors.As(err, &left):
 		return nil, fmt.Errorf("%s exists but line %s does not: if a rebase making it stopped, run `nomadfork rebase -continue -line %s` or `-abort -line %s`; otherwise move it away",
-			target.WorkTree, version, version, version)
-	}
-	from := e.pinFile
-	copied, err := e.tree.Copy(ctx, target.WorkTree)
-	if err != nil {
+			left.WorkTree, version, version, version)
+	case err != nil:
 		return nil, err
 	}
-	r := &rebase.Rebaser{Tree: copied, Log: e.stdout,
-		Files: rebase.Files{From: from, Pin: target.Pin, Patches: target.Dir, Changelog: e.log, Txn: filepath.Join(e.root, line.PatchesDir)}}
-	e.setLine(target)
+	e.setLine(m.Line)
 	e.making = true
-	rep, err := r.Onto(ctx, version, filepath.Join(e.root, upstream.TargetsFile), nested, patches)
-	if err != nil && !r.InProgress(ctx) {
-		// Nothing started: leave no half-made line behind.
-		os.RemoveAll(filepath.Dir(target.WorkTree))
-	}
-	return rep, err
+	return m.Start(ctx, filepath.Join(e.root, upstream.TargetsFile), nested, patches)
 }
 
 // useRebasingLine selects the line of a rebase in progress: the line

@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
@@ -109,16 +107,8 @@ func (e *env) statusAllLines(ctx context.Context, targets upstream.Targets, mark
 	case markdown:
 		fmt.Fprint(e.stdout, doc)
 	case readme:
-		file := filepath.Join(e.root, "docs", "status.md")
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return err
-		}
-		out, err := rebase.ReplaceGenerated(string(data), doc)
-		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		if err := atomicfile.WriteFile(file, []byte(out), 0o644); err != nil {
+		file := filepath.Join(e.root, rebase.StatusDoc)
+		if err := rebase.WriteStatusDoc(file, doc); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "wrote the status of %d line(s) into %s\n", len(all), file)
