@@ -115,44 +115,18 @@ func (e *env) reapply(ctx context.Context, name string) error {
 	if !t.Exists() || !t.Repo.IsRepo(ctx) {
 		return ctx.Err()
 	}
-	state, err := t.LoadState(ctx)
-	if err != nil {
-		return err
-	}
-	head, err := t.Head(ctx)
-	if err != nil {
-		return err
-	}
-	dirty, err := t.Repo.Status(ctx)
-	if err != nil {
-		return err
-	}
-	base, err := t.Base(ctx)
-	if err != nil {
-		return err
-	}
 	patches, err := series.List(e.patches)
 	if err != nil {
 		return err
 	}
-	if head != "" && base != "" && head != state.Applied && len(dirty) == 0 {
-		// Not recorded as applied, but perhaps it is (an interrupted
-		// apply got that far): nothing is lost by applying then.
-		lost, err := t.Unexported(ctx, patches)
-		if err != nil {
-			return err
-		}
-		if len(lost) == 0 {
-			state.Applied = head
-		}
+	applied, err := t.Reapply(ctx, patches)
+	if err != nil {
+		return err
 	}
-	if head == "" || base == "" || head != state.Applied || len(dirty) > 0 {
+	if !applied {
 		fmt.Fprintf(e.stdout, "note: %s does not hold the series as last applied, so %s is not applied there yet; run `nomadfork apply%s` before the next extract (until then extract refuses to overwrite %s)\n",
 			e.relWorkTree(), name, e.lineArg(), name)
 		return nil
-	}
-	if err := t.Apply(ctx, base, patches, worktree.ApplyOptions{}); err != nil {
-		return err
 	}
 	fmt.Fprintf(e.stdout, "applied the edited %s to %s, so extract keeps it\n", name, e.relWorkTree())
 	return nil
