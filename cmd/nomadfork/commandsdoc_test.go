@@ -56,6 +56,9 @@ func TestCommandsDoc(t *testing.T) {
 		}
 		var out bytes.Buffer
 		run(context.Background(), []string{"-C", root, "help", c.name}, &out, &out)
+		if !strings.Contains(out.String(), strings.TrimSpace(c.help)) {
+			t.Errorf("nomadfork help %s does not print the long help its table entry holds", c.name)
+		}
 		if lines := strings.Count(strings.TrimSpace(out.String()), "\n"); lines < 2 {
 			t.Errorf("nomadfork help %s: %d lines of help, want a usage line and a description", c.name, lines+1)
 		}
