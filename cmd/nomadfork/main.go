@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/diskspace"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
@@ -313,48 +314,10 @@ func diskFullNote(e *env, err error, name string, rest []string, stderr io.Write
 		dir = filepath.Dir(pe.Path)
 	}
 	where := "the file system of " + dir
-	if mount, free, ok := fileSystemOf(dir); ok {
+	if mount, free, ok := diskspace.FileSystemOf(dir); ok {
 		where = fmt.Sprintf("%s (the file system of %s; %d MB free now)", mount, dir, free>>20)
 	}
 	fmt.Fprintf(stderr, "nomadfork %s: free space on %s, then run `%s`\n", name, where, resumeCommand(e, name, rest))
-}
-
-// fileSystemOf returns the mount point of the file system dir (or its
-// nearest existing parent) is on, and how many bytes are free there.
-func fileSystemOf(dir string) (mount string, free uint64, ok bool) {
-	for {
-		if _, err := os.Stat(dir); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", 0, false
-		}
-		dir = up
-	}
-	var st syscall.Statfs_t
-	if syscall.Statfs(dir, &st) != nil {
-		return "", 0, false
-	}
-	dev := func(path string) (uint64, bool) {
-		var s syscall.Stat_t
-		if syscall.Stat(path, &s) != nil {
-			return 0, false
-		}
-		return uint64(s.Dev), true
-	}
-	d, ok := dev(dir)
-	if !ok {
-		return "", 0, false
-	}
-	for mount = dir; ; {
-		up := filepath.Dir(mount)
-		if u, ok := dev(up); up == mount || !ok || u != d {
-			break
-		}
-		mount = up
-	}
-	return mount, st.Bavail * uint64(st.Bsize), true
 }
 
 // cause names, first, the system condition behind err when the message
