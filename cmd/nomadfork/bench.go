@@ -15,13 +15,20 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
+const helpBench = `Measures the workload suite on real clusters in the sandbox, for unpatched
+upstream, the fork, the newer reference and each -variant, on each
+-topology, in interleaved rounds: the workload's latency figure,
+Node.UpdateAlloc RPCs, Raft applies and the servers' CPU, as medians and
+ratios against unpatched upstream. Figures are reported, never asserted.
+-from renders a recorded bench.json again. See docs/bench.md.`
+
 const benchUsage = "[-quick] [-workload list] [-topology single,multi] [-n workload=N,...] [-r rounds] [-versions list] [-variant name=path]... [-o dir] | -from bench.json"
 
 // runBench builds or reuses the binaries and runs the bench package's
 // rounds; the options and the round loop live in package bench.
 func runBench(ctx context.Context, e *env, args []string) error {
 	var cfg bench.Config
-	given, err := e.parseExperiment("bench", args, cfg.Flags, benchUsage)
+	given, err := e.parseExperiment("bench", args, cfg.Flags, benchUsage, helpBench)
 	if err != nil {
 		return err
 	}
@@ -110,4 +117,12 @@ func (e *env) parseExperiment(name string, args []string, flags func(fs *flag.Fl
 		return nil, err
 	}
 	return experiment.Given(fs), nil
+}
+
+func init() {
+	register(command{name: "bench", summary: "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)",
+		help: helpBench, run: runBench})
+	register(command{name: bench.RunArg, summary: "one bench scenario, inside the sandbox",
+		help:  "Runs one bench scenario inside the sandbox (bench re-executes the tool\nwith it) and prints its result as one line of JSON on stdout.",
+		entry: bench.ScenarioMain})
 }

@@ -8,6 +8,12 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/scale"
 )
 
 // commandsDoc is the command reference generated from the command table:
@@ -28,7 +34,7 @@ func commandsDoc(t *testing.T, root string) string {
 	b.WriteString("Generated from the command table (`cmd/nomadfork`) by `make commands-doc`;\n")
 	b.WriteString("`go test ./cmd/nomadfork` (so CI) fails when this file is stale.\n\n")
 	fmt.Fprintf(&b, "```\n%s\n```\n", helpOf("help"))
-	for _, c := range commands {
+	for _, c := range visible() {
 		fmt.Fprintf(&b, "\n## %s\n\n%s.\n\n```\n%s\n```\n", c.name, c.summary, helpOf("help", c.name))
 	}
 	return b.String()
@@ -42,8 +48,17 @@ func TestCommandsDoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range commands {
+		if strings.TrimSpace(c.help) == "" || strings.TrimSpace(c.summary) == "" {
+			t.Errorf("command %s has no summary or long help in the command table", c.name)
+		}
+		if c.hidden() {
+			continue
+		}
 		var out bytes.Buffer
 		run(context.Background(), []string{"-C", root, "help", c.name}, &out, &out)
+		if !strings.Contains(out.String(), strings.TrimSpace(c.help)) {
+			t.Errorf("nomadfork help %s does not print the long help its table entry holds", c.name)
+		}
 		if lines := strings.Count(strings.TrimSpace(out.String()), "\n"); lines < 2 {
 			t.Errorf("nomadfork help %s: %d lines of help, want a usage line and a description", c.name, lines+1)
 		}
@@ -59,5 +74,35 @@ func TestCommandsDoc(t *testing.T) {
 	got, err := os.ReadFile(file)
 	if err != nil || string(got) != want {
 		t.Errorf("%s is stale (or missing: %v); run `make commands-doc`", file, err)
+	}
+}
+
+// Every verb a file registers is in the usage, once, and every hidden
+// verb has an entry point of its own instead of a handler.
+func TestCommandTable(t *testing.T) {
+	listed := map[string]int{}
+	for _, name := range verbOrder {
+		listed[name]++
+	}
+	for _, c := range commands {
+		switch {
+		case c.hidden():
+			if c.run != nil || listed[c.name] > 0 {
+				t.Errorf("hidden verb %s has a handler or is in the usage", c.name)
+			}
+		case c.run == nil:
+			t.Errorf("verb %s has no handler", c.name)
+		case listed[c.name] != 1:
+			t.Errorf("verb %s is listed %d times in verbOrder, want once", c.name, listed[c.name])
+		}
+		delete(listed, c.name)
+	}
+	for name := range listed {
+		t.Errorf("verbOrder lists %s, which no file registers", name)
+	}
+	for _, hidden := range []string{sandbox.InitArg, bench.RunArg, faults.RunArg, scale.RunArg, release.UICheckArg} {
+		if c := lookup(hidden); c == nil || !c.hidden() {
+			t.Errorf("hidden verb %s is not in the command table", hidden)
+		}
 	}
 }

@@ -106,3 +106,11 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 	}
 	return nil
 }
+
+func init() {
+	register(command{name: "faults", summary: "fault scenarios on a real cluster: lost updates, duplicate runs, time to converge",
+		help: faultsHelp, run: runFaults})
+	register(command{name: faults.RunArg, summary: "one fault scenario, inside the sandbox",
+		help:  "Runs one fault scenario inside the sandbox (faults re-executes the tool\nwith it) and prints its result as one line of JSON on stdout.",
+		entry: faults.ScenarioMain})
+}

@@ -20,14 +20,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/diskspace"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/scale"
 )
 
 const usageHead = `nomadfork maintains the nomad-client-fork patch series.
@@ -56,58 +52,11 @@ status, baseline and contract, which share the scratch space) take a lock,
 out/nomadfork.lock, so only one runs at a time.
 `
 
-type command struct {
-	name, summary string
-	run           func(ctx context.Context, env *env, args []string) error
-	// lock: the command takes the tool's lock.
-	lock bool
-}
-
-var commands = []command{
-	{"apply", "download and verify the pinned upstream, make nomad/ and apply patches/", runApply, true},
-	{"extract", "write nomad/'s commits since the upstream base back to patches/", runExtract, true},
-	{"check", "lint; apply exactly, build and vet every prefix and each patch on its Depends-On", runCheck, true},
-	{"build", "build bin/nomad from nomad/ like upstream's release, stamped with the fork release", runBuild, false},
-	{"release", "dist/<version>+fork.N/: zips, .debs, SHA256SUMS, RELEASE.md for amd64 and arm64 (-verify: rebuild and check)", runRelease, false},
-	{"test", "run upstream's client tests (and sim's) in the sandbox against the baselines", runTest, false},
-	{"baseline", "run the same tests on unpatched upstream and write the baselines", runBaseline, true},
-	{"contract", "run upstream's unchanged tests of the packages the series changes on the patched code", runContract, true},
-	{"revdeps", "type-check (-run: run) the tests outside ./client/... that import what the series changes", runRevdeps, false},
-	{"rebase", "move the series onto a newer upstream (-onto v, -continue, -abort)", runRebase, true},
-	{"drop", "record that upstream carries a patch (Upstream-Status: applied v)", runDrop, true},
-	{"status", "read-only: how each patch fares against newer upstream versions (-all-lines -doc: into docs/status.md)", runStatus, true},
-	{"export", "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox", runExport, true},
-	{"sandbox", "run a command inside the private network/mount/pid sandbox", runSandbox, false},
-	{"bench", "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)", runBench, false},
-	{"faults", "fault scenarios on a real cluster: lost updates, duplicate runs, time to converge", runFaults, false},
-	{"vulns", "govulncheck on the line's work tree against the pinned offline database; the baseline gate (-doc: docs/security/<line>.md)", runVulns, false},
-	{"scale", "N simulated nodes (sim/) against 3 servers: RPCs, Raft applies, CPU, memory per node; the fork vs rule variants", runScale, false},
-}
-
-func usage() string {
-	var b strings.Builder
-	b.WriteString(usageHead)
-	for _, c := range commands {
-		fmt.Fprintf(&b, "\t%-10s %s\n", c.name, c.summary)
-	}
-	return b.String() + usageTail
-}
-
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == sandbox.InitArg {
-		os.Exit(sandbox.Init(os.Args[2:]))
-	}
-	if len(os.Args) > 1 && os.Args[1] == bench.RunArg {
-		os.Exit(bench.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
-	}
-	if len(os.Args) > 1 && os.Args[1] == faults.RunArg {
-		os.Exit(faults.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
-	}
-	if len(os.Args) > 1 && os.Args[1] == release.UICheckArg {
-		os.Exit(release.UICheckMain(os.Args[2:], os.Stdout, os.Stderr))
-	}
-	if len(os.Args) > 1 && os.Args[1] == scale.RunArg {
-		os.Exit(scale.ScenarioMain(os.Args[2:], os.Stdout, os.Stderr))
+	if len(os.Args) > 1 {
+		if c := lookup(os.Args[1]); c != nil && c.hidden() {
+			os.Exit(c.entry(os.Args[2:], os.Stdout, os.Stderr))
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	sigs := make(chan os.Signal, 2)
@@ -247,9 +196,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		name, rest, stderr = rest[0], []string{"-h"}, stdout
 	}
 	cmd := lookup(name)
-	if cmd == nil {
+	if cmd == nil || cmd.hidden() {
 		var names []string
-		for _, c := range commands {
+		for _, c := range visible() {
 			names = append(names, c.name)
 		}
 		sort.Strings(names)
@@ -365,48 +314,10 @@ func diskFullNote(e *env, err error, name string, rest []string, stderr io.Write
 		dir = filepath.Dir(pe.Path)
 	}
 	where := "the file system of " + dir
-	if mount, free, ok := fileSystemOf(dir); ok {
+	if mount, free, ok := diskspace.FileSystemOf(dir); ok {
 		where = fmt.Sprintf("%s (the file system of %s; %d MB free now)", mount, dir, free>>20)
 	}
 	fmt.Fprintf(stderr, "nomadfork %s: free space on %s, then run `%s`\n", name, where, resumeCommand(e, name, rest))
-}
-
-// fileSystemOf returns the mount point of the file system dir (or its
-// nearest existing parent) is on, and how many bytes are free there.
-func fileSystemOf(dir string) (mount string, free uint64, ok bool) {
-	for {
-		if _, err := os.Stat(dir); err == nil {
-			break
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", 0, false
-		}
-		dir = up
-	}
-	var st syscall.Statfs_t
-	if syscall.Statfs(dir, &st) != nil {
-		return "", 0, false
-	}
-	dev := func(path string) (uint64, bool) {
-		var s syscall.Stat_t
-		if syscall.Stat(path, &s) != nil {
-			return 0, false
-		}
-		return uint64(s.Dev), true
-	}
-	d, ok := dev(dir)
-	if !ok {
-		return "", 0, false
-	}
-	for mount = dir; ; {
-		up := filepath.Dir(mount)
-		if u, ok := dev(up); up == mount || !ok || u != d {
-			break
-		}
-		mount = up
-	}
-	return mount, st.Bavail * uint64(st.Bsize), true
 }
 
 // cause names, first, the system condition behind err when the message
@@ -435,15 +346,6 @@ func lineNote(e *env, stderr io.Writer) {
 	if e != nil && e.line.Name != "" && !e.line.Default {
 		fmt.Fprintf(stderr, "nomadfork: this was line %s, whose work tree is %s\n", e.line.Name, e.workTree)
 	}
-}
-
-func lookup(name string) *command {
-	for i := range commands {
-		if commands[i].name == name {
-			return &commands[i]
-		}
-	}
-	return nil
 }
 
 // resumeCommand is what goes on after an interrupted command: the same

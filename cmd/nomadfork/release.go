@@ -109,3 +109,11 @@ func (e *env) makeLine() string {
 	}
 	return ""
 }
+
+func init() {
+	register(command{name: "release", summary: "dist/<version>+fork.N/: zips, .debs, SHA256SUMS, RELEASE.md for amd64 and arm64 (-verify: rebuild and check)",
+		help: helpRelease, run: runRelease})
+	register(command{name: release.UICheckArg, summary: "the web UI check, inside the sandbox",
+		help:  "Starts a dev agent of the nomad binary (the first argument; its\nconfiguration and log go in the directory, the second) inside the sandbox\nand checks that /ui/ serves the web UI: build -check-ui and release\n-verify re-execute the tool with it.",
+		entry: release.UICheckMain})
+}

@@ -85,3 +85,11 @@ func runScale(ctx context.Context, e *env, args []string) error {
 	}
 	return nil
 }
+
+func init() {
+	register(command{name: "scale", summary: "N simulated nodes (sim/) against 3 servers: RPCs, Raft applies, CPU, memory per node; the fork vs rule variants",
+		help: scaleHelp, run: runScale})
+	register(command{name: scale.RunArg, summary: "the scale scenario once, inside the sandbox",
+		help:  "Runs the scale scenario once inside the sandbox (scale re-executes the\ntool with it) and prints its result as one line of JSON on stdout.",
+		entry: scale.ScenarioMain})
+}

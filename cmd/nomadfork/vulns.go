@@ -158,3 +158,8 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "vulns: ok against %s (%d entries)\n", relBaseline, len(base.Entries))
 	return nil
 }
+
+func init() {
+	register(command{name: "vulns", summary: "govulncheck on the line's work tree against the pinned offline database; the baseline gate (-doc: docs/security/<line>.md)",
+		help: vulnsHelp, run: runVulns})
+}

@@ -2,8 +2,10 @@ package rebase
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 )
 
@@ -112,4 +114,22 @@ func ReplaceGenerated(doc, block string) (string, error) {
 		return "", fmt.Errorf("%q comes before %q", EndMarker, BeginMarker)
 	}
 	return doc[:begin] + "\n" + strings.TrimSpace(block) + "\n" + doc[end:], nil
+}
+
+// StatusDoc is the document that holds the generated status block,
+// docs/status.md, relative to the repository's top directory.
+const StatusDoc = "docs/status.md"
+
+// WriteStatusDoc replaces the generated block of the status document
+// file (see ReplaceGenerated) with block, atomically.
+func WriteStatusDoc(file, block string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	out, err := ReplaceGenerated(string(data), block)
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
+	}
+	return atomicfile.WriteFile(file, []byte(out), 0o644)
 }

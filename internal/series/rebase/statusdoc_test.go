@@ -2,6 +2,9 @@ package rebase
 
 import (
 	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,5 +71,42 @@ func TestReplaceGenerated(t *testing.T) {
 		if _, err := ReplaceGenerated(bad, "x"); err == nil {
 			t.Errorf("%s: want an error", name)
 		}
+	}
+}
+
+// WriteStatusDoc rewrites only the generated block and leaves a document
+// without markers as it was.
+func TestWriteStatusDoc(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "status.md")
+	doc := "# Status\n\nbefore\n" + BeginMarker + "\nold\n" + EndMarker + "\nafter\n"
+	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteStatusDoc(file, "new"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "# Status\n\nbefore\n" + BeginMarker + "\nnew\n" + EndMarker + "\nafter\n"
+	if string(got) != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+
+	plain := filepath.Join(dir, "plain.md")
+	if err := os.WriteFile(plain, []byte("no markers\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = WriteStatusDoc(plain, "new")
+	if err == nil || !strings.Contains(err.Error(), plain+": the markers must each appear once") {
+		t.Errorf("WriteStatusDoc without markers: %v, want an error naming %s", err, plain)
+	}
+	if got, _ := os.ReadFile(plain); string(got) != "no markers\n" {
+		t.Errorf("WriteStatusDoc without markers changed the file: %q", got)
+	}
+	if err := WriteStatusDoc(filepath.Join(dir, "missing.md"), "new"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("WriteStatusDoc of a missing file: %v, want fs.ErrNotExist", err)
 	}
 }

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"context"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
+)
+
+const helpBaseline = `Runs the suites of nomadfork test on unpatched upstream and writes the
+baselines: the union of the failures of -runs runs (-revdeps: of revdeps -run).`
+
+func runBaseline(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "baseline", "[-v] [-race-only | -plain-only | -revdeps] [-runs n] [-keep]", helpBaseline)
+	verbose := fs.Bool("v", false, "print every test's output")
+	raceOnly := fs.Bool("race-only", false, "only refresh the race baseline (the packages the series touches, with -race)")
+	plainOnly := fs.Bool("plain-only", false, "only refresh the baseline without -race")
+	revdeps := fs.Bool("revdeps", false, "only make the baseline of the reverse dependencies (the packages outside ./client/... whose tests import what the series changes), for nomadfork revdeps -run")
+	runs := fs.Int("runs", 2, "run each suite `n` times and record every test that failed in any run")
+	keep := fs.Bool("keep", false, "keep the entries the baseline files already have (add to them)")
+	if err := e.parse(fs, args, 0); err != nil {
+		return err
+	}
+	p, base, err := e.fetchBase(ctx, e.tree)
+	if err != nil {
+		return err
+	}
+	return harness.Baseline(ctx, e.harnessOptions(p, "baseline", *verbose), harness.BaselineOptions{Base: base, Module: p.Module.String(), Runs: *runs,
+		Keep: *keep, RaceOnly: *raceOnly, PlainOnly: *plainOnly, Revdeps: *revdeps})
+}
+
+func init() {
+	register(command{name: "baseline", summary: "run the same tests on unpatched upstream and write the baselines",
+		help: helpBaseline, run: runBaseline, lock: true})
+}

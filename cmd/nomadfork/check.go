@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/check"
+)
+
+const helpCheck = `Lints patch metadata, applies every patch exactly (no offset) in a scratch
+tree, compares its re-export byte for byte, builds and vets every prefix of
+the series, and applies (plain git am), builds and vets every patch on the
+base plus exactly its Depends-On patches. It leaves nomad/'s files and
+branches alone (it imports the pinned upstream into its repository).`
+
+func runCheck(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "check", "[-no-build] [-allow-empty] [-tests [-v]]", helpCheck)
+	noBuild := fs.Bool("no-build", false, "skip building and vetting every prefix of the series and every patch on its dependencies")
+	allowEmpty := fs.Bool("allow-empty", false, "accept an empty or missing patches/")
+	tests := fs.Bool("tests", false, "also run each patch's own tests (the Test funcs its _test.go hunks add or change) on the base plus its dependencies, in the sandbox (a nomad build per patch: not in CI)")
+	verbose := fs.Bool("v", false, "with -tests, print every test's output")
+	if err := e.parse(fs, args, 0); err != nil {
+		return err
+	}
+	t := e.tree
+	patches, p, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
+	if err != nil {
+		return err
+	}
+	err = check.Series(ctx, patches, check.Options{
+		Repo:    t.Repo,
+		Base:    base,
+		Scratch: filepath.Join(e.out, "check"),
+		Build:   !*noBuild,
+		Pinned:  p.Version(),
+		Log:     e.stdout,
+	})
+	if err == nil && *tests {
+		err = harness.OwnTests(ctx, e.harnessOptions(p, "check-tests", *verbose), base, patches)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "check: %d patch(es) ok\n", len(patches))
+	return nil
+}
+
+func init() {
+	register(command{name: "check", summary: "lint; apply exactly, build and vet every prefix and each patch on its Depends-On",
+		help: helpCheck, run: runCheck, lock: true})
+}

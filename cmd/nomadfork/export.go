@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/export"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+)
+
+const helpExport = `Writes upstream-ready commits (fork trailers removed, a .changelog entry
+each): per PR (a patch and its Depends-On patches) a branch
+export/NNNN-subject in the line's work tree and an mbox; the whole series as
+series.mbox.`
+
+func runExport(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "export", "[-o dir] [-verify]", helpExport)
+	out := fs.String("o", filepath.Join(e.out, "export"), "write the mboxes to `dir`: NNNN-subject.mbox per PR (the patch and its declared dependencies) and series.mbox")
+	verify := fs.Bool("verify", false, "apply each PR's mbox with plain git am onto a fresh upstream tree and build it")
+	if err := e.parse(fs, args, 0); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*out) == "" {
+		return usageError{errors.New("-o needs a directory")}
+	}
+	t := e.tree
+	if err := t.Require(ctx, worktree.Need{Verb: "export", NoOp: true}); err != nil {
+		return err
+	}
+	if ps, err := series.List(e.patches); err == nil && len(ps) == 0 {
+		return fmt.Errorf("%w: %s holds no NNNN-subject.patch files, so there is nothing to export; restore them (`git checkout -- %s`)",
+			series.ErrNoPatches, e.patches, e.relPatches())
+	}
+	patches, _, base, err := e.seriesAndBase(ctx, t, false)
+	if err != nil {
+		return err
+	}
+	res, err := export.Export(ctx, t.Repo, base, patches, *out, e.stdout)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "wrote %s (%d patches) and %d PR mboxes; branches %s* in nomad/ (one per PR)\n", res.Mbox, len(patches), len(res.PRs), export.BranchPrefix)
+	if *verify {
+		return export.VerifyPRs(ctx, t.Repo, base, res.PRs, filepath.Join(*out, "verify"), e.stdout)
+	}
+	return nil
+}
+
+func init() {
+	register(command{name: "export", summary: "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox",
+		help: helpExport, run: runExport, lock: true})
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
+)
+
+func runSandbox(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		fmt.Fprint(e.stderr, sandbox.Usage)
+		if len(args) == 0 {
+			return usageError{errors.New("no command given")}
+		}
+		return nil
+	}
+	err := sandbox.Run("", nil, args...)
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exitCode(exit.ExitCode())
+	}
+	return err
+}
+
+func init() {
+	register(command{name: "sandbox", summary: "run a command inside the private network/mount/pid sandbox",
+		help: sandbox.Usage, run: runSandbox})
+	register(command{name: sandbox.InitArg, summary: "the first process of a new sandbox",
+		help:  "The first process of a new sandbox (nomadfork sandbox re-executes the tool\nwith it): sets up and verifies the network, hides the machine's cgroups,\nruns the command after it and reaps every process until that one exits.",
+		entry: func(args []string, _, _ io.Writer) int { return sandbox.Init(args) }})
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
+)
+
+const helpStatus = `Read-only: tries the line's series against newer upstream versions in
+scratch trees and prints a table, a row per patch. Without -against: the
+versions in targets.json newer than the line's pin. -all-lines does so for
+every maintained line; with -markdown it prints a Markdown table per line,
+with -doc it writes them into docs/status.md between its status-per-line
+markers (make status-doc): the only file status writes.`
+
+func runStatus(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "status", "[-against v1.5.5,v1.5.6,v1.6.1] | -all-lines [-markdown | -doc]", helpStatus)
+	against := fs.String("against", "", "comma-separated upstream `versions` to try the series against (default: targets.json's newer than the pin)")
+	allLines := fs.Bool("all-lines", false, "every maintained line, each against targets.json's versions newer than its pin")
+	markdown := fs.Bool("markdown", false, "with -all-lines, print the status as Markdown, a table per line")
+	readme := fs.Bool("doc", false, "with -all-lines, write that Markdown into docs/status.md between its status-per-line markers")
+	if err := e.parse(fs, args, 0); err != nil {
+		return err
+	}
+	targets, err := upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile))
+	if err != nil {
+		return err
+	}
+	if (*markdown || *readme) && !*allLines {
+		return usageError{errors.New("-markdown and -doc go with -all-lines")}
+	}
+	if *allLines {
+		if *against != "" || e.lineName != "" {
+			return usageError{errors.New("-all-lines tries every line against targets.json's newer versions: no -against or -line")}
+		}
+		return e.statusAllLines(ctx, targets, *markdown, *readme)
+	}
+	cur, err := e.loadPin()
+	if err != nil {
+		return err
+	}
+	versions, err := upstream.Versions(*against, targets, cur.Version())
+	if err != nil {
+		return usageError{err}
+	}
+	patches, err := series.Require(e.patches, false)
+	if err != nil {
+		return err
+	}
+	cols, err := rebase.Status(ctx, e.tree, cur, versions, targets, patches, filepath.Join(e.out, "status"), e.stdout)
+	if err != nil {
+		return err
+	}
+	rebase.Print(e.stdout, cols, patches, cur.Version())
+	return nil
+}
+
+// statusAllLines tries every line's series against the versions
+// targets.json names newer than the line's pin, and prints the report of
+// each, or the Markdown of all (markdown), or writes that into docs/status.md
+// (readme).
+func (e *env) statusAllLines(ctx context.Context, targets upstream.Targets, markdown, readme bool) error {
+	names, err := e.layout.Names()
+	if err != nil {
+		return err
+	}
+	var all []rebase.LineStatus
+	for _, name := range names {
+		ln, err := e.layout.Get(name)
+		if err != nil {
+			return err
+		}
+		e.setLine(ln)
+		cur, err := e.loadPin()
+		if err != nil {
+			return err
+		}
+		patches, err := series.Require(e.patches, false)
+		if err != nil {
+			return err
+		}
+		st := rebase.LineStatus{Line: name, Default: ln.Default, Patches: patches}
+		if versions, err := upstream.Versions("", targets, cur.Version()); err == nil {
+			fmt.Fprintf(e.stdout, "==> line %s against %s\n", name, strings.Join(versions, ", "))
+			st.Columns, err = rebase.Status(ctx, e.tree, cur, versions, targets, patches, filepath.Join(e.out, "status", name), e.stdout)
+			if err != nil {
+				return fmt.Errorf("line %s: %w", name, err)
+			}
+			if !markdown && !readme {
+				rebase.Print(e.stdout, st.Columns, patches, cur.Version())
+			}
+		} else if !markdown && !readme {
+			fmt.Fprintf(e.stdout, "line %s: no newer version to try (%s names none)\n", name, upstream.TargetsFile)
+		}
+		all = append(all, st)
+	}
+	generated := fmt.Sprintf("by `nomadfork status -all-lines -doc` on %s", time.Now().UTC().Format("2006-01-02"))
+	doc := rebase.Markdown(all, generated)
+	switch {
+	case markdown:
+		fmt.Fprint(e.stdout, doc)
+	case readme:
+		file := filepath.Join(e.root, rebase.StatusDoc)
+		if err := rebase.WriteStatusDoc(file, doc); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "wrote the status of %d line(s) into %s\n", len(all), file)
+	}
+	return nil
+}
+
+func init() {
+	register(command{name: "status", summary: "read-only: how each patch fares against newer upstream versions (-all-lines -doc: into docs/status.md)",
+		help: helpStatus, run: runStatus, lock: true})
+}
