@@ -1,4 +1,5 @@
-# Thin entry points; the logic lives in cmd/nomadfork.
+# Thin entry points: each target runs verbs of bin/nomadfork (cmd/nomadfork, one
+# file per verb; the logic lives in internal/, see docs/design.md).
 NOMADFORK := bin/nomadfork
 # The maintained line to work on: `make LINE=v1.5.6`, `make test LINE=v1.5.6`.
 # Default: the line patches/default-line names.
