@@ -88,15 +88,11 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 // could then each be kept only by discarding the other (apply and extract
 // would each advise the other).
 func refuseUnextracted(ctx context.Context, e *env) error {
-	t := e.tree
-	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return ctx.Err()
-	}
-	patches, err := series.List(e.patches)
-	if err != nil {
+	patches, ok, err := e.treeSeries(ctx)
+	if !ok {
 		return err
 	}
-	lost, err := t.Unexported(ctx, patches)
+	lost, err := e.tree.Unexported(ctx, patches)
 	if err != nil || len(lost) == 0 {
 		return err
 	}
@@ -111,15 +107,11 @@ func refuseUnextracted(ctx context.Context, e *env) error {
 // name, when the work tree holds the series as last applied or extracted,
 // so that the next extract keeps the edit. Otherwise it says what to run.
 func (e *env) reapply(ctx context.Context, name string) error {
-	t := e.tree
-	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return ctx.Err()
-	}
-	patches, err := series.List(e.patches)
-	if err != nil {
+	patches, ok, err := e.treeSeries(ctx)
+	if !ok {
 		return err
 	}
-	applied, err := t.Reapply(ctx, patches)
+	applied, err := e.tree.Reapply(ctx, patches)
 	if err != nil {
 		return err
 	}
@@ -173,4 +165,19 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 func init() {
 	register(command{name: "drop", summary: "record that upstream carries a patch (Upstream-Status: applied v)",
 		help: helpDrop, run: runDrop, lock: true})
+}
+
+// treeSeries returns the line's patches when its work tree exists as a
+// git repository; ok is false (and err says why, if anything failed)
+// when there is no work tree to act on.
+func (e *env) treeSeries(ctx context.Context) (patches []series.Patch, ok bool, err error) {
+	t := e.tree
+	if !t.Exists() || !t.Repo.IsRepo(ctx) {
+		return nil, false, ctx.Err()
+	}
+	patches, err = series.List(e.patches)
+	if err != nil {
+		return nil, false, err
+	}
+	return patches, true, nil
 }
