@@ -126,15 +126,20 @@ func TestFaultStaleImportIndexLock(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()
 	before := p.snapshot()
-	// What an import killed by Ctrl-C used to leave.
-	lock := filepath.Join(p.dir, "nomad", ".git", "nomadfork-import.index.lock")
-	p.write(filepath.Join("nomad", ".git", "nomadfork-import.index.lock"), "")
+	// What an import killed by Ctrl-C used to leave, and what an import
+	// stopped at once by a second Ctrl-C leaves (trial 5's U-b).
+	stale := []string{"nomadfork-import.index.lock", "nomadfork-import-123.index", "nomadfork-import-123.index.lock"}
+	for _, f := range stale {
+		p.write(filepath.Join("nomad", ".git", f), "")
+	}
 	p.mustRun("apply")
 	p.mustRun("check", "-no-build")
 	p.mustRun("status", "-against", "v1.0.1")
 	p.mustEqual(before)
-	if _, err := os.Stat(lock); !os.IsNotExist(err) {
-		t.Errorf("stale import lock still there: %v", err)
+	for _, f := range stale {
+		if _, err := os.Stat(filepath.Join(p.dir, "nomad", ".git", f)); !os.IsNotExist(err) {
+			t.Errorf("stale import file %s still there: %v", f, err)
+		}
 	}
 }
 

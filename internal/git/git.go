@@ -68,10 +68,19 @@ func (e *Error) Unwrap() error { return e.Err }
 // disk space.
 func (e *Error) Is(target error) bool { return target == syscall.ENOSPC && e.DiskFull() }
 
+// killDelay is how long an interrupted git has to stop before it is
+// killed.
+const killDelay = 10 * time.Second
+
 // Command returns a git command for the repository with a neutral
 // configuration: no global or system config files and a fixed identity.
 func (r *Repo) Command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", args...)
+	// Interrupted, git is asked to stop, not killed: it removes the
+	// locks it holds (index.lock, HEAD.lock, a ref's) on SIGTERM, even
+	// when this process exits before it can (a second Ctrl-C).
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = killDelay
 	cmd.Dir = r.Dir
 	cmd.Env = append(os.Environ(),
 		"GIT_CONFIG_NOSYSTEM=1",

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // An interrupted step's record stays, and Recover undoes the step: the
@@ -89,5 +90,47 @@ func TestGitMessageNamesFullDiskAndIsShort(t *testing.T) {
 	e := &Error{Args: []string{"checkout"}, Stderr: out.String()}
 	if msg := e.Error(); !strings.HasPrefix(msg, "disk full") || strings.Count(msg, "\n") > 13 {
 		t.Errorf("git error (%d lines): %.300s", strings.Count(msg, "\n"), msg)
+	}
+}
+
+// An interrupted git removes the lock it holds itself, so that none is
+// left when nomadfork exits before its own clean-up runs (a second
+// Ctrl-C right behind the first; trial 5's BAD-6). `git commit -a` holds
+// index.lock while its editor runs.
+func TestInterruptedGitRemovesItsLock(t *testing.T) {
+	r, _ := repo(t)
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	editor := filepath.Join(dir, "editor.sh")
+	script := "#!/bin/sh\nexec >/dev/null 2>&1 </dev/null\ntouch " + started + "\nexec sleep 60\n"
+	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := os.WriteFile(filepath.Join(r.Dir, "lib.go"), []byte("package lib\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := r.Command(ctx, "commit", "-a")
+	cmd.Env = append(cmd.Env, "GIT_EDITOR="+editor)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(r.Dir, ".git", "index.lock")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the commit's editor did not start")
+		}
+	}
+	if _, err := os.Stat(lock); err != nil {
+		t.Fatalf("git commit holds no index.lock while its editor runs: %v", err)
+	}
+	cancel()
+	_ = cmd.Wait()
+	if _, err := os.Stat(lock); err == nil {
+		t.Fatal("the interrupted git left index.lock behind")
 	}
 }

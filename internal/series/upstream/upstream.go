@@ -68,7 +68,7 @@ func Download(ctx context.Context, m pin.Module) (*Module, error) {
 		return nil, fmt.Errorf("downloading %s: parsing go output: %w", m, err)
 	}
 	if d.Error != "" {
-		return nil, fmt.Errorf("downloading %s: %s (the Go module proxy must serve this exact version; check the pin)", m, d.Error)
+		return nil, fmt.Errorf("downloading %s: %s (the Go module proxy serves no such version: name a released one, in the line's pin or in the flag that gave %s)", m, d.Error, m.Version)
 	}
 	if runErr != nil {
 		return nil, fmt.Errorf("downloading %s: %w: %s", m, runErr, strings.TrimSpace(stderr.String()))

@@ -32,9 +32,12 @@ func (t *Tree) ImportBase(ctx context.Context, mods []*upstream.Module) (string,
 	}
 	// A private index per import: an interrupted import leaves no lock
 	// that blocks the next one. The fixed name of earlier versions is
-	// cleared too.
-	for _, stale := range []string{"nomadfork-import.index", "nomadfork-import.index.lock", "nomadfork-import.index.nested", "nomadfork-import.index.nested.lock"} {
-		_ = os.Remove(filepath.Join(gitDir, stale))
+	// cleared too, and so are the private indexes (and their locks) of
+	// imports a second Ctrl-C stopped before they could remove them: the
+	// tool's lock keeps any other import out.
+	stale, _ := filepath.Glob(filepath.Join(gitDir, "nomadfork-import*.index*"))
+	for _, f := range stale {
+		_ = os.Remove(f)
 	}
 	f, err := os.CreateTemp(gitDir, "nomadfork-import-*.index")
 	if err != nil {
