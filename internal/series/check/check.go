@@ -62,11 +62,19 @@ func Metadata(patches []series.Patch) Problems {
 		for _, e := range md.Lint() {
 			probs = append(probs, fmt.Sprintf("%s: %v", p.Name, e))
 		}
-		if bytes.Contains(data, []byte("\r\n")) && !bytes.Contains(data, []byte("\r\n+")) && !bytes.Contains(data, []byte("\r\n-")) {
-			probs = append(probs, fmt.Sprintf("%s: has CRLF line endings; patch files use LF (re-extract it)", p.Name))
+		if crlfEndings(data) {
+			probs = append(probs, fmt.Sprintf("%s has CRLF line endings (patch files use LF; an editor or checkout converted it): restore it (`git checkout -- %s`) or convert it (`sed -i 's/\\r$//' %s`)", p.Path, p.Path, p.Path))
 		}
 	}
 	return probs
+}
+
+// crlfEndings reports whether a patch file's own lines end in CRLF (an
+// editor or a checkout converted it): git format-patch ends its first
+// line, "From <commit> <date>", with LF, whatever the diff holds.
+func crlfEndings(data []byte) bool {
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	return bytes.HasSuffix(first, []byte("\r"))
 }
 
 // Series runs the checks and returns Problems if any fails.
