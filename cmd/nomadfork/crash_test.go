@@ -420,3 +420,25 @@ func TestCrashB1OtherLine(t *testing.T) {
 		t.Errorf("extract -line v1.1.0:\n%s", r.stdout)
 	}
 }
+
+// An extract that cannot replace a patch file changes nothing and says
+// so, with how to make the file writable and the command to run then
+// (trial 5's U-d); that command then works.
+func TestCrashUnwritablePatchOnExtract(t *testing.T) {
+	p := newProject(t)
+	p.twoPatches()
+	before := p.snapshot()
+	p.git("commit", "-q", "--amend", "-m", "lib: make F20 return two hundred\n\nUpstream-Status: pending\n")
+	file := filepath.Join(p.dir, p.lineDir(), "0002-lib-make-F20-return-200.patch")
+	undo := unwritable(t, file)
+	r := p.nomadfork("extract")
+	p.expect(r, 1, "not writable", "nothing was changed", "writable", "then run `nomadfork extract`")
+	if got := p.patchFiles(); len(got) != len(before.patches) || got["0002-lib-make-F20-return-200.patch"] != before.patches["0002-lib-make-F20-return-200.patch"] {
+		t.Errorf("patch files changed although extract could not write one: %v", got)
+	}
+	undo()
+	p.mustRun("extract")
+	if _, ok := p.patchFiles()["0002-lib-make-F20-return-two-hundred.patch"]; !ok {
+		t.Errorf("the advised extract did not write the reworded patch: %v", p.patchFiles())
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
 )
 
 const usageHead = `nomadfork maintains the nomad-client-fork patch series.
@@ -280,6 +281,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "nomadfork %s: %s%s\n", name, why, withLine(e, msg))
 	diskFullNote(e, err, name, rest, stderr)
+	notWritableNote(e, err, name, rest, stderr)
 	lineNote(e, stderr)
 	return 1
 }
@@ -318,6 +320,27 @@ func diskFullNote(e *env, err error, name string, rest []string, stderr io.Write
 		where = fmt.Sprintf("%s (the file system of %s; %d MB free now)", mount, dir, free>>20)
 	}
 	fmt.Fprintf(stderr, "nomadfork %s: free space on %s, then run `%s`\n", name, where, resumeCommand(e, name, rest))
+}
+
+// notWritableNote says, after an error a file the tool could not write
+// caused, how to make it writable and the command to run then.
+func notWritableNote(e *env, err error, name string, rest []string, stderr io.Writer) {
+	if e == nil {
+		return
+	}
+	path, before := "", ""
+	var nw *txn.NotWritableError
+	var pe *os.PathError
+	switch {
+	case errors.As(err, &nw):
+		// Found before the transaction's first write.
+		path, before = nw.Path, "nothing was changed; "
+	case errors.As(err, &pe) && (errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)):
+		path = pe.Path
+	default:
+		return
+	}
+	fmt.Fprintf(stderr, "nomadfork %s: %smake %s writable (`chmod u+w`; an immutable file: `chattr -i`), then run `%s`\n", name, before, path, resumeCommand(e, name, rest))
 }
 
 // cause names, first, the system condition behind err when the message
