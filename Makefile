@@ -15,7 +15,7 @@ REVDEPS_BASELINE = patches/$(LINE)/baseline/revdeps-$(LINE).tsv
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build release check check-lines test test-full test-tool test-sim test-sim-lines status-doc bench faults scale vulns vulns-doc commands-doc clean
+.PHONY: all deps tool apply build release check check-lines check-lines-quick test test-full test-tool test-sim test-sim-lines status-doc bench faults scale vulns vulns-doc commands-doc clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -44,8 +44,17 @@ check: tool
 
 # `make check-lines`: `nomadfork check` (apply exactly, build and vet every
 # prefix and every patch on its dependencies) on every maintained line.
+# `make test` runs check-lines-quick: the full check on the line it tests,
+# `check -tip-only` (apply exactly, build and vet the whole series) on the
+# others; `make test-full` runs check-lines.
 check-lines: tool
 	@for l in $(LINES); do echo "$(NOMADFORK) check -line $$l"; $(NOMADFORK) check -line $$l || exit 1; done
+
+check-lines-quick: tool
+	@for l in $(LINES); do \
+		if [ "$$l" = "$(LINE)" ]; then f=; else f=-tip-only; fi; \
+		echo "$(NOMADFORK) check $$f -line $$l"; $(NOMADFORK) check $$f -line $$l || exit 1; \
+	done
 
 # `make status-doc`: every line's series against the newer versions
 # targets.json names, written into docs/status.md between its status-per-line
@@ -72,10 +81,11 @@ test-sim-lines: tool
 		$(NOMADFORK) apply -line $$l && $(NOMADFORK) test -client=false -line $$l || exit 1; \
 	done
 
-# `make test`: the tool's own tests, the series check on every line (every prefix and
-# every patch on its declared dependencies), bin/nomad built with the release
+# `make test`: the tool's own tests, the series check on every line (on the
+# line tested every prefix and every patch on its declared dependencies; on
+# the others the whole series), bin/nomad built with the release
 # flags and checked to serve the web UI (a dev agent in the sandbox), each PR's export applied to a
-# fresh upstream tree and built, upstream's client tests of the patched tree
+# fresh upstream tree with plain git am, upstream's client tests of the patched tree
 # in the sandbox, upstream's unchanged tests against the patched code
 # (contract), the reverse dependencies' tests type-checked, the status
 # report against newer upstream versions, the benchmark's smoke tests
@@ -90,9 +100,9 @@ test-sim-lines: tool
 # updates, convergence), then `nomadfork vulns`: govulncheck against the
 # pinned offline database, gated by the line's vulns baseline (docs/vulns.md).
 # CI runs exactly this.
-test: deps test-tool apply check-lines
+test: deps test-tool apply check-lines-quick
 	$(NOMADFORK) build -check-ui $(L)
-	$(NOMADFORK) export -verify $(L)
+	$(NOMADFORK) export -verify -no-build $(L)
 	$(NOMADFORK) test $(L)
 	$(NOMADFORK) contract $(L)
 	$(NOMADFORK) revdeps $(L)
@@ -103,7 +113,8 @@ test: deps test-tool apply check-lines
 	$(NOMADFORK) scale -smoke $(L)
 	nice -n 10 $(NOMADFORK) vulns $(L)
 
-# `make test-full`: `make test`, the release built and verified (a rebuild
+# `make test-full`: `make test`, the full check on every line, each PR's
+# export built, the release built and verified (a rebuild
 # with the same SHA256SUMS; zips, ELF platforms, `nomad version` of each
 # binary in the sandbox, arm64 under qemu-user; the .debs against upstream's
 # layout), sim/'s tests on every line, then the tests
@@ -114,7 +125,8 @@ test: deps test-tool apply check-lines
 # package alone runs for tens of minutes on two cores). Without that file
 # (`nomadfork baseline -revdeps` makes it, in hours) it says so and tries
 # every failure on unpatched upstream instead: only UPSTREAM failures pass.
-test-full: test test-sim-lines
+test-full: test check-lines test-sim-lines
+	$(NOMADFORK) export -verify $(L)
 	nice -n 10 $(NOMADFORK) release $(L)
 	nice -n 10 $(NOMADFORK) release -verify $(L)
 	@if [ -f $(REVDEPS_BASELINE) ]; then \

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -16,13 +17,17 @@ base plus exactly its Depends-On patches. It leaves nomad/'s files and
 branches alone (it imports the pinned upstream into its repository).`
 
 func runCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "check", "[-no-build] [-allow-empty] [-tests [-v]]", helpCheck)
+	fs := newFlags(e, "check", "[-no-build | -tip-only] [-allow-empty] [-tests [-v]]", helpCheck)
 	noBuild := fs.Bool("no-build", false, "skip building and vetting every prefix of the series and every patch on its dependencies")
+	tipOnly := fs.Bool("tip-only", false, "build and vet only the whole series, not every prefix nor each patch on its dependencies (make test, on the lines other than the default one)")
 	allowEmpty := fs.Bool("allow-empty", false, "accept an empty or missing patches/")
 	tests := fs.Bool("tests", false, "also run each patch's own tests (the Test funcs its _test.go hunks add or change) on the base plus its dependencies, in the sandbox (a nomad build per patch: not in CI)")
 	verbose := fs.Bool("v", false, "with -tests, print every test's output")
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
+	}
+	if *noBuild && *tipOnly {
+		return usageError{errors.New("-no-build and -tip-only exclude each other")}
 	}
 	t := e.tree
 	patches, p, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
@@ -34,6 +39,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		Base:    base,
 		Scratch: filepath.Join(e.out, "check"),
 		Build:   !*noBuild,
+		TipOnly: *tipOnly,
 		Pinned:  p.Version(),
 		Log:     e.stdout,
 	})

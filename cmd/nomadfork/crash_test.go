@@ -442,3 +442,26 @@ func TestCrashUnwritablePatchOnExtract(t *testing.T) {
 		t.Errorf("the advised extract did not write the reworded patch: %v", p.patchFiles())
 	}
 }
+
+// A new commit whose diff repeats a patch kept under its own name (a
+// change made, undone, then made again) is not that patch: extract
+// keeps the other patches' Depends-On as they are (the patch-id match
+// once took it for 0001 moved to 0003, and rewrote 0002's Depends-On:
+// 0001 to 0003).
+func TestCrashRepeatedDiffKeepsDependsOn(t *testing.T) {
+	p := newProject(t)
+	p.mustRun("apply", "-allow-empty")
+	p.commitEdit("lib/lib.go", "func F5() int { return 5 }", "func F5() int { return 6 }", "lib: make F5 return 6")
+	p.commitEditWith("lib/lib.go", "return 6 }", "return 5 }", "lib: make F5 return 5 again", "Depends-On: 0001")
+	p.mustRun("extract")
+	p.commitEditWith("lib/lib.go", "func F5() int { return 5 }", "func F5() int { return 6 }", "lib: make F5 return 6 once more", "Depends-On: 0002")
+	p.mustRun("extract")
+	files := p.patchFiles()
+	if got := files["0002-lib-make-F5-return-5-again.patch"]; !strings.Contains(got, "Depends-On: 0001\n") {
+		t.Errorf("0002's Depends-On changed:\n%s", got)
+	}
+	if got := files["0003-lib-make-F5-return-6-once-more.patch"]; !strings.Contains(got, "Depends-On: 0002\n") {
+		t.Errorf("0003's Depends-On changed:\n%s", got)
+	}
+	p.mustRun("check", "-no-build")
+}

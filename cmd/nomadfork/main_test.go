@@ -535,6 +535,28 @@ func TestCheckBuildsEveryPrefix(t *testing.T) {
 	}
 }
 
+// check -tip-only builds the whole series only: a prefix that does not
+// build but is fixed later passes, and a series whose tip does not build
+// fails, naming the last patch.
+func TestCheckTipOnly(t *testing.T) {
+	p := newProject(t)
+	p.mustRun("apply", "-allow-empty")
+	p.commitEdit("lib/lib.go", "func F5() int { return 5 }", "func F5() int { return undefinedName }", "lib: break the build")
+	p.commitEditWith("lib/lib.go", "return undefinedName }", "return 5 }", "lib: fix the build again", "Depends-On: 0001")
+	p.mustRun("extract")
+	r := p.mustRun("check", "-tip-only")
+	if strings.Contains(r.stdout, "building prefix 1..1 ") || !strings.Contains(r.stdout, "building prefix 1..2 ") {
+		t.Errorf("check -tip-only did not build the whole series only:\n%s", r.stdout)
+	}
+	p.commitEditWith("lib/lib.go", "func F5() int { return 5 }", "func F5() int { return undefinedName }", "lib: break the build at the tip", "Depends-On: 0002")
+	p.mustRun("extract")
+	r = p.mustFail("check", "-tip-only")
+	if !strings.Contains(r.stderr, "0003-lib-break-the-build-at-the-tip.patch: series prefix 1..3 does not build") {
+		t.Errorf("check -tip-only does not name the tip that breaks the build:\n%s", r.stderr)
+	}
+	p.mustFail("check", "-tip-only", "-no-build")
+}
+
 func TestCheckLintsMetadata(t *testing.T) {
 	p := newProject(t)
 	p.mustRun("apply", "-allow-empty")

@@ -37,6 +37,9 @@ type Options struct {
 	// Build builds and vets every prefix; without it only metadata and
 	// exact application are checked.
 	Build bool
+	// TipOnly, with Build, builds and vets only the whole series (its
+	// last prefix), not every prefix nor each patch on its dependencies.
+	TipOnly bool
 	// Pinned is the pinned upstream version, for the Upstream-Status lint.
 	Pinned string
 	Log    io.Writer
@@ -118,10 +121,19 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 	baseVet := map[string]map[string]int{}
 	for i, commit := range commits {
 		name := patches[i].Name
+		// Vet compares the packages the patch changes; the whole series'
+		// with TipOnly.
+		from := commit + "^"
+		if opts.TipOnly {
+			if i < len(commits)-1 {
+				continue
+			}
+			from = opts.Base
+		}
 		if _, err := wt.Run(ctx, "checkout", "--quiet", "--detach", commit); err != nil {
 			return err
 		}
-		pkgs, err := worktree.ChangedPackages(ctx, wt, commit+"^", commit)
+		pkgs, err := worktree.ChangedPackages(ctx, wt, from, commit)
 		if err != nil {
 			return err
 		}
@@ -149,7 +161,7 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 			if err != nil {
 				return err
 			}
-			changed, err := wt.Lines(ctx, "diff", "--name-only", "--no-renames", commit+"^", commit)
+			changed, err := wt.Lines(ctx, "diff", "--name-only", "--no-renames", from, commit)
 			if err != nil {
 				return err
 			}
@@ -164,7 +176,7 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 		}
 	}
 	if len(probs) == 0 {
-		gp, err := checkGraph(ctx, wt, opts.Base, nodes, true, opts.Log)
+		gp, err := checkGraph(ctx, wt, opts.Base, nodes, !opts.TipOnly, opts.Log)
 		if err != nil {
 			return err
 		}

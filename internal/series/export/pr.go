@@ -76,12 +76,12 @@ func prs(ctx context.Context, repo, wt *git.Repo, base string, patches []series.
 }
 
 // VerifyPRs applies every PR's mbox with plain `git am` onto a fresh
-// repository holding only the upstream commit, and builds it.
-func VerifyPRs(ctx context.Context, repo *git.Repo, base string, prs []PR, dir string, log io.Writer) error {
+// repository holding only the upstream commit, and with build builds it.
+func VerifyPRs(ctx context.Context, repo *git.Repo, base string, prs []PR, dir string, build bool, log io.Writer) error {
 	for _, pr := range prs {
 		sub := filepath.Join(dir, strings.TrimSuffix(pr.Patch.Name, ".patch"))
 		fmt.Fprintf(log, "==> PR %s (%d commit(s)) on a fresh upstream tree\n", pr.Patch.Name, pr.Commits())
-		if err := Verify(ctx, repo, base, pr.Mbox, sub, log); err != nil {
+		if err := Verify(ctx, repo, base, pr.Mbox, sub, build, log); err != nil {
 			return fmt.Errorf("PR %s: %w", pr.Patch.Name, err)
 		}
 		if err := os.RemoveAll(sub); err != nil {

@@ -247,13 +247,24 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) (*
 		}
 	}
 	// Each commit's patch of the old series: by its file name, else (its
-	// subject was reworded) by its diff's patch-id.
+	// subject was reworded) by its diff's patch-id. An old patch is taken
+	// once, by name first: a new commit whose diff repeats a patch kept
+	// under its name (a change made again later) is not that patch.
 	matched := make([]*series.Patch, len(files))
+	taken := map[string]bool{}
 	for i, f := range files {
-		if op, ok := oldBySlug[series.Slug(f.Name)]; ok {
+		if op, ok := oldBySlug[series.Slug(f.Name)]; ok && !taken[op.Name] {
 			matched[i] = &op
-		} else if op, ok := oldByID[t.patchID(ctx, f.Data)]; ok {
+			taken[op.Name] = true
+		}
+	}
+	for i, f := range files {
+		if matched[i] != nil {
+			continue
+		}
+		if op, ok := oldByID[t.patchID(ctx, f.Data)]; ok && !taken[op.Name] {
 			matched[i] = &op
+			taken[op.Name] = true
 		}
 	}
 	for _, m := range matchByPosition(files, old, matched) {
