@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -102,7 +104,8 @@ func TestInterruptedGitRemovesItsLock(t *testing.T) {
 	dir := t.TempDir()
 	started := filepath.Join(dir, "started")
 	editor := filepath.Join(dir, "editor.sh")
-	script := "#!/bin/sh\nexec >/dev/null 2>&1 </dev/null\ntouch " + started + "\nexec sleep 60\n"
+	// The editor's pid (kept by exec) in started: the test stops it.
+	script := "#!/bin/sh\nexec >/dev/null 2>&1 </dev/null\necho $$ > " + started + ".tmp && mv " + started + ".tmp " + started + "\nexec sleep 60\n"
 	if err := os.WriteFile(editor, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +121,10 @@ func TestInterruptedGitRemovesItsLock(t *testing.T) {
 	}
 	lock := filepath.Join(r.Dir, ".git", "index.lock")
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(started); err == nil {
+		if data, err := os.ReadFile(started); err == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil {
+				t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+			}
 			break
 		}
 		if time.Now().After(deadline) {
