@@ -25,7 +25,7 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return harness.Baseline(ctx, e.harnessOptions(p, "baseline", *verbose), harness.BaselineOptions{Base: base, Module: p.Module.String(), Runs: *runs,
-		Keep: *keep, RaceOnly: *raceOnly, PlainOnly: *plainOnly, Revdeps: *revdeps})
+		Keep: *keep, RaceOnly: *raceOnly, PlainOnly: *plainOnly, Revdeps: *revdeps, MadeBy: "`nomadfork baseline`", UsedBy: "`nomadfork test`"})
 }
 
 func init() {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
@@ -97,9 +98,9 @@ func refuseUnextracted(ctx context.Context, e *env) error {
 		return err
 	}
 	return &worktree.RefusalError{
-		What:  e.relWorkTree() + " has commits that patches/ does not hold yet:",
+		What:  hint.Sprintf("%s has commits that patches/ does not hold yet:", hint.WorkTree),
 		Items: lost,
-		Hint:  fmt.Sprintf("run `nomadfork extract%s` first (or `nomadfork apply -force%s` to discard them), then drop again", e.lineArg(), e.lineArg()),
+		Hint:  hint.Sprintf("run %s first (or %s to discard them), then drop again", hint.Run("extract"), hint.Run("apply", "-force")),
 	}
 }
 
@@ -157,7 +158,7 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 		return err
 	}
 	if rep.Stopped != nil {
-		return e.stopError(rep.Stopped)
+		return rep.Stopped.StopError()
 	}
 	return e.finishRebase(rep)
 }

@@ -79,22 +79,14 @@ func (e *env) setLine(ln line.Line) {
 	e.patches = ln.Dir
 	e.baseline = ln.Baselines
 	e.workTree = ln.WorkTree
-	e.tree = &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: adviceWriter{e, e.stdout}}
+	e.tree = &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: adviceOut{e.stdout, advice{e}}}
 }
 
-// adviceWriter adds -line to the commands the output it writes advises,
-// as withLine does: the internal packages advise commands for the
-// default line.
-type adviceWriter struct {
-	e *env
-	w io.Writer
-}
-
-func (a adviceWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(a.w, withLine(a.e, string(b))); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+// adviceOut is an output the internal packages write their advice
+// to (hint.Fprint): it renders the advice for the selected line.
+type adviceOut struct {
+	io.Writer
+	advice
 }
 
 // useLine selects the line -line named (the default line if none): an
@@ -114,9 +106,9 @@ func (e *env) useLine() error {
 // relWorkTree is the line's work tree relative to the repository, with a
 // trailing slash: nomad/ or lines/<line>/nomad/.
 func (e *env) relWorkTree() string {
-	rel, err := filepath.Rel(e.root, e.workTree)
+	rel, err := filepath.Rel(e.root, e.line.WorkTree)
 	if err != nil {
-		return e.workTree + "/"
+		return e.line.WorkTree + "/"
 	}
 	return rel + "/"
 }

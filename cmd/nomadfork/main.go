@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -22,7 +21,6 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/diskspace"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
 )
@@ -223,9 +221,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}()
 	}
 	if cmd.lock && !help {
-		release, err := lockfile.Acquire(filepath.Join(e.out, "nomadfork.lock"), cmd.name, func(msg string) {
-			fmt.Fprintf(stderr, "nomadfork: %s\n", msg)
-		})
+		release, err := e.lock(cmd.name)
 		if err != nil {
 			fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
 			return 1
@@ -244,7 +240,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return exitInterrupted
 			}
 			// Running the command again recovers first, again.
-			fmt.Fprintf(stderr, "nomadfork %s: %s%v; then run `%s` again\n", name, cause(rerr), rerr, again)
+			fmt.Fprintf(stderr, "nomadfork %s: %s%s; then run `%s` again\n", name, cause(rerr), e.render(rerr), again)
 			return 1
 		}
 	}
@@ -267,107 +263,115 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "nomadfork %s: interrupted during %s; run `%s` to resume\n", name, step, resumeCommand(e, name, rest))
 		return exitInterrupted
 	case errors.As(err, &usageErr):
-		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, withLine(e, err.Error()))
+		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, e.render(err))
 		return 2
 	case errors.As(err, &exit):
-		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, withLine(e, err.Error()))
-		lineNote(e, stderr)
+		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, e.render(err))
 		return int(exit)
 	}
-	msg, why := err.Error(), cause(err)
+	msg, why := e.render(err), cause(err)
 	if why != "" {
 		// Said first: not again inside.
 		msg = strings.Replace(msg, why, "", 1)
 	}
-	fmt.Fprintf(stderr, "nomadfork %s: %s%s\n", name, why, withLine(e, msg))
-	diskFullNote(e, err, name, rest, stderr)
-	notWritableNote(e, err, name, rest, stderr)
-	lineNote(e, stderr)
+	fmt.Fprintf(stderr, "nomadfork %s: %s%s\n", name, why, msg)
+	remedy(e, err, name, rest, stderr)
 	return 1
 }
 
-var advisedRE = regexp.MustCompile("`nomadfork ([a-z]+)([^`]*)`")
-
-// withLine adds -line <line> to each nomadfork command msg advises that
-// lacks it, when the command worked on a line other than the default
-// one: the internal packages advise commands for the default line.
-func withLine(e *env, msg string) string {
-	if e == nil || e.line.Name == "" || e.line.Default {
-		return msg
-	}
-	return advisedRE.ReplaceAllStringFunc(msg, func(cmd string) string {
-		m := advisedRE.FindStringSubmatch(cmd)
-		if c := lookup(m[1]); c == nil || c.name == "sandbox" || strings.Contains(m[2], "-line") {
-			return cmd
-		}
-		return "`nomadfork " + m[1] + m[2] + " -line " + e.line.Name + "`"
-	})
+// A condition is a system condition behind an error: the message names it
+// first (cause), and says what to do about it (remedy) before the command
+// runs again.
+type condition struct {
+	is     func(err error) bool
+	cause  func(err error) string
+	remedy func(e *env, err error) string
 }
 
-// diskFullNote says, after an error a full disk caused, which file system
-// to free space on and the command to run then.
-func diskFullNote(e *env, err error, name string, rest []string, stderr io.Writer) {
-	if e == nil || !errors.Is(err, syscall.ENOSPC) {
-		return
-	}
-	dir := e.workTree
-	var pe *os.PathError
-	if errors.As(err, &pe) && filepath.IsAbs(pe.Path) {
-		dir = filepath.Dir(pe.Path)
-	}
-	where := "the file system of " + dir
-	if mount, free, ok := diskspace.FileSystemOf(dir); ok {
-		where = fmt.Sprintf("%s (the file system of %s; %d MB free now)", mount, dir, free>>20)
-	}
-	fmt.Fprintf(stderr, "nomadfork %s: free space on %s, then run `%s`\n", name, where, resumeCommand(e, name, rest))
-}
-
-// notWritableNote says, after an error a file the tool could not write
-// caused, how to make it writable and the command to run then.
-func notWritableNote(e *env, err error, name string, rest []string, stderr io.Writer) {
-	if e == nil {
-		return
-	}
-	path, before := "", ""
-	var nw *txn.NotWritableError
-	var pe *os.PathError
-	switch {
-	case errors.As(err, &nw):
+// conditions are the conditions the tool names; the first that an error
+// is applies.
+var conditions = []condition{
+	{is: func(err error) bool { return errors.Is(err, syscall.ENOSPC) },
+		cause: func(err error) string {
+			if strings.HasPrefix(err.Error(), "disk full") {
+				return "" // said already
+			}
+			return "disk full (no space left on device): "
+		},
+		remedy: func(e *env, err error) string {
+			dir := e.workTree
+			var pe *os.PathError
+			if errors.As(err, &pe) && filepath.IsAbs(pe.Path) {
+				dir = filepath.Dir(pe.Path)
+			}
+			if mount, free, ok := diskspace.FileSystemOf(dir); ok {
+				return fmt.Sprintf("free space on %s (the file system of %s; %d MB free now)", mount, dir, free>>20)
+			}
+			return "free space on the file system of " + dir
+		}},
+	{is: func(err error) bool {
+		var nw *txn.NotWritableError
+		return errors.As(err, &nw)
+	},
 		// Found before the transaction's first write.
-		path, before = nw.Path, "nothing was changed; "
-	case errors.As(err, &pe) && (errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)):
-		path = pe.Path
-	default:
-		return
+		cause: readOnlyCause,
+		remedy: func(_ *env, err error) string {
+			var nw *txn.NotWritableError
+			errors.As(err, &nw)
+			return "nothing was changed; " + makeWritable(nw.Path)
+		}},
+	{is: func(err error) bool { return errors.Is(err, syscall.EROFS) }, cause: readOnlyCause},
+	{is: func(err error) bool {
+		var pe *os.PathError
+		return errors.As(err, &pe) && (errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM))
+	},
+		cause: func(err error) string {
+			var pe *os.PathError
+			errors.As(err, &pe)
+			return pe.Path + " is not writable: "
+		},
+		remedy: func(_ *env, err error) string {
+			var pe *os.PathError
+			errors.As(err, &pe)
+			return makeWritable(pe.Path)
+		}},
+}
+
+func readOnlyCause(err error) string {
+	if errors.Is(err, syscall.EROFS) {
+		return "read-only file system: "
 	}
-	fmt.Fprintf(stderr, "nomadfork %s: %smake %s writable (`chmod u+w`; an immutable file: `chattr -i`), then run `%s`\n", name, before, path, resumeCommand(e, name, rest))
+	return ""
+}
+
+func makeWritable(path string) string {
+	return "make " + path + " writable (`chmod u+w`; an immutable file: `chattr -i`)"
+}
+
+// conditionOf returns the condition err is, or nil.
+func conditionOf(err error) *condition {
+	for i := range conditions {
+		if conditions[i].is(err) {
+			return &conditions[i]
+		}
+	}
+	return nil
 }
 
 // cause names, first, the system condition behind err when the message
 // would bury it: a full disk, a read-only file system, a permission.
 func cause(err error) string {
-	msg := err.Error()
-	switch {
-	case strings.HasPrefix(msg, "disk full"):
-		return ""
-	case errors.Is(err, syscall.ENOSPC):
-		return "disk full (no space left on device): "
-	case errors.Is(err, syscall.EROFS):
-		return "read-only file system: "
-	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return pe.Path + " is not writable: "
-		}
+	if c := conditionOf(err); c != nil && c.cause != nil {
+		return c.cause(err)
 	}
 	return ""
 }
 
-// lineNote says, after an error on a line other than the default one,
-// which work tree that line has (messages may say nomad/).
-func lineNote(e *env, stderr io.Writer) {
-	if e != nil && e.line.Name != "" && !e.line.Default {
-		fmt.Fprintf(stderr, "nomadfork: this was line %s, whose work tree is %s\n", e.line.Name, e.workTree)
+// remedy says, after an error a system condition caused, what to do about
+// it and the command to run then.
+func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
+	if c := conditionOf(err); e != nil && c != nil && c.remedy != nil {
+		fmt.Fprintf(stderr, "nomadfork %s: %s, then run `%s`\n", name, c.remedy(e, err), resumeCommand(e, name, rest))
 	}
 }
 

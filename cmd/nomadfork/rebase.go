@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 	"golang.org/x/mod/semver"
 )
 
@@ -122,7 +120,7 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if rep.Stopped != nil {
-		return e.stopError(rep.Stopped)
+		return rep.Stopped.StopError()
 	}
 	return e.finishRebase(rep)
 }
@@ -141,22 +139,6 @@ func (e *env) finishRebase(rep *rebase.Report) error {
 	fmt.Fprintf(e.stdout, "updated %s/%s/ (pin and patches) and CHANGELOG.md; run `nomadfork check -line %s`, then `nomadfork baseline -line %s` before `nomadfork test -line %s`\n",
 		line.PatchesDir, rep.To, rep.To, rep.To, rep.To)
 	return nil
-}
-
-// stopError is the error of a rebase stopped at a conflict, naming the
-// line's work tree and, for a line other than the default one, -line in
-// the commands that go on.
-func (e *env) stopError(o *rebase.Outcome) error {
-	err := o.StopError()
-	var ce *worktree.ConflictError
-	if !errors.As(err, &ce) || e.line.Default {
-		return err
-	}
-	ce.Resume = strings.ReplaceAll(ce.Resume, "in nomad/", "in "+e.relWorkTree())
-	for _, verb := range []string{"-continue", "-abort"} {
-		ce.Resume = strings.ReplaceAll(ce.Resume, "`nomadfork rebase "+verb+"`", "`nomadfork rebase "+verb+" -line "+e.line.Name+"`")
-	}
-	return err
 }
 
 // rebaseOnto starts a rebase of the selected line onto version, or, with

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,9 +33,7 @@ func (e *env) recoverInterrupted(ctx context.Context, locked bool) error {
 		return nil
 	}
 	if !locked {
-		release, err := lockfile.Acquire(filepath.Join(e.out, "nomadfork.lock"), "recover", func(msg string) {
-			fmt.Fprintf(e.stderr, "nomadfork: %s\n", msg)
-		})
+		release, err := e.lock("recover")
 		if err != nil {
 			return err
 		}
@@ -87,4 +86,23 @@ func (e *env) workTrees() []string {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// lock takes the tool's lock for verb, saying so when it removes a stale
+// lock.
+func (e *env) lock(verb string) (release func(), err error) {
+	release, err = lockfile.Acquire(filepath.Join(e.out, "nomadfork.lock"), verb, func(s lockfile.Stale) {
+		if s.Holder.PID == 0 {
+			fmt.Fprintf(e.stderr, "nomadfork: removed an unreadable lock file %s\n", s.File)
+			return
+		}
+		fmt.Fprintf(e.stderr, "nomadfork: removed a stale lock: `nomadfork %s` (pid %d) stopped without releasing it\n", s.Holder.Verb, s.Holder.PID)
+	})
+	var held *lockfile.HeldError
+	if errors.As(err, &held) {
+		h := held.Holder
+		return nil, fmt.Errorf("`nomadfork %s` (pid %d) has been running since %s; wait for it to finish, or stop it with `kill %d` (lock %s)",
+			h.Verb, h.PID, h.Started.Local().Format("15:04:05"), h.PID, held.File)
+	}
+	return release, err
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // Targets are the platforms a release holds.
@@ -76,7 +78,7 @@ type Release struct {
 
 // ErrDirty is returned for a work tree with uncommitted changes: its
 // release would not be a function of a commit.
-var ErrDirty = errors.New("the work tree has uncommitted changes; a release is built from a commit: commit them (and `nomadfork extract`), or discard them with `nomadfork apply -force`")
+var ErrDirty = hint.Errorf("the work tree has uncommitted changes; a release is built from a commit: commit them (and %s), or discard them with %s", hint.Run("extract"), hint.Run("apply", "-force"))
 
 // Make builds the release into o.Dir(), replacing one that is there. It
 // stages everything in o.Scratch and renames the finished directory into
