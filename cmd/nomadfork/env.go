@@ -12,6 +12,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
@@ -32,9 +33,8 @@ type env struct {
 	workTree string // nomad/ or lines/<line>/nomad
 	baseline string // patches/<line>/baseline/
 	tree     *worktree.Tree
-	// making: the selected line is being made by a stopped rebase
-	// -new-line (it has a work tree, but no files yet).
-	making bool
+	// rebase is the rebase session of the line, once a verb used it.
+	rebase *rebase.Session
 	// rebasing names the line a rebase works on, for the resume command.
 	rebasing string
 

@@ -44,7 +44,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s (%d patches) and %d PR mboxes; branches %s* in nomad/ (one per PR)\n", res.Mbox, len(patches), len(res.PRs), export.BranchPrefix)
+	fmt.Fprintf(e.stdout, "wrote %s (%d patches) and %d PR mboxes; branches %s* in %s (one per PR)\n", res.Mbox, len(patches), len(res.PRs), export.BranchPrefix, e.relWorkTree())
 	if *verify {
 		return export.VerifyPRs(ctx, t.Repo, base, res.PRs, filepath.Join(*out, "verify"), !*noBuild, e.stdout)
 	}

@@ -36,7 +36,7 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%-9s %s\n", c.Action, name)
 	}
 	if len(changes) == 0 {
-		fmt.Fprintln(e.stdout, "the series is empty: nomad/ has no commits after the upstream base")
+		fmt.Fprintf(e.stdout, "the series is empty: %s has no commits after the upstream base\n", e.relWorkTree())
 	}
 	e.renumberNotes(renum)
 	return nil
@@ -60,8 +60,8 @@ func (e *env) renumberNotes(r *worktree.Renumbering) {
 			now = "has left the series"
 		}
 		fmt.Fprintf(e.stderr, "nomadfork extract: warning: %s is new to the series and keeps `Depends-On: %04d` as written, but the series was renumbered: the old %04d (%s) %s; "+
-			"if the commit means that patch, reword its Depends-On in %s (`git rebase -i upstream`, \"reword\") to the new number, then run `nomadfork extract%s`\n",
-			filepath.Join(dir, k.Patch), k.Number, k.Number, k.Was, now, e.relWorkTree(), e.lineArg())
+			"if the commit means that patch, reword its Depends-On in %s (`git rebase -i upstream`, \"reword\") to the new number, then run %s\n",
+			filepath.Join(dir, k.Patch), k.Number, k.Number, k.Was, now, e.relWorkTree(), e.run("extract"))
 	}
 }
 

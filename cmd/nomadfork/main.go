@@ -21,6 +21,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/diskspace"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
 )
@@ -108,12 +109,12 @@ func stopAtOnce(stderr io.Writer) int {
 	// Working it out runs git: not for long, when git is what hangs.
 	resume := make(chan string, 1)
 	go func(root, name string, args []string) { resume <- resumeAfterStop(root, name, args) }(running.root, running.name, running.args)
-	cmd := strings.TrimSpace("nomadfork " + running.name + " " + strings.Join(running.args, " "))
+	cmd := again(running.name, running.args)
 	select {
 	case cmd = <-resume:
 	case <-time.After(2 * time.Second):
 	}
-	fmt.Fprintf(stderr, "nomadfork %s: interrupted again, stopped at once during %s; run `%s` to resume (it first recovers what this run left)\n",
+	fmt.Fprintf(stderr, "nomadfork %s: interrupted again, stopped at once during %s; run %s to resume (it first recovers what this run left)\n",
 		running.name, step, cmd)
 	if running.release != nil {
 		running.release()
@@ -125,10 +126,10 @@ func stopAtOnce(stderr io.Writer) int {
 // on an env of its own, from the files, so it shares nothing with the
 // stopped command's goroutine.
 func resumeAfterStop(root, name string, args []string) string {
-	again := strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " "))
+	same := again(name, args)
 	e, err := newEnv(root, io.Discard, io.Discard)
 	if err != nil {
-		return again
+		return same
 	}
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -150,18 +151,18 @@ func resumeAfterStop(root, name string, args []string) string {
 		}
 	}
 	if fs.Parse(known) != nil {
-		return again
+		return same
 	}
 	if name == "rebase" {
 		if *newLine && *onto != "" {
 			e.lineName = *onto
 		}
 		if e.useRebasingLine(context.Background()) != nil {
-			return again
+			return same
 		}
 		e.rebasing = e.line.Name
 	} else if e.useLine() != nil {
-		return again
+		return same
 	}
 	return resumeCommand(e, name, args)
 }
@@ -234,13 +235,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if e != nil && err == nil && !help && cmd.name != "sandbox" {
 		if rerr := e.recoverInterrupted(ctx, cmd.lock); rerr != nil {
-			again := strings.TrimSpace("nomadfork " + name + " " + strings.Join(rest, " "))
+			again := again(name, rest)
 			if ctx.Err() != nil {
-				fmt.Fprintf(stderr, "nomadfork %s: interrupted while finishing an earlier interrupted run; run `%s` to resume\n", name, again)
+				fmt.Fprintf(stderr, "nomadfork %s: interrupted while finishing an earlier interrupted run; run %s to resume\n", name, again)
 				return exitInterrupted
 			}
 			// Running the command again recovers first, again.
-			fmt.Fprintf(stderr, "nomadfork %s: %s%s; then run `%s` again\n", name, cause(rerr), e.render(rerr), again)
+			fmt.Fprintf(stderr, "nomadfork %s: %s%s; then run %s again\n", name, cause(rerr), e.render(rerr), again)
 			return 1
 		}
 	}
@@ -260,7 +261,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if step == "" {
 			step = name
 		}
-		fmt.Fprintf(stderr, "nomadfork %s: interrupted during %s; run `%s` to resume\n", name, step, resumeCommand(e, name, rest))
+		fmt.Fprintf(stderr, "nomadfork %s: interrupted during %s; run %s to resume\n", name, step, resumeCommand(e, name, rest))
 		return exitInterrupted
 	case errors.As(err, &usageErr):
 		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, e.render(err))
@@ -371,48 +372,51 @@ func cause(err error) string {
 // it and the command to run then.
 func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
 	if c := conditionOf(err); e != nil && c != nil && c.remedy != nil {
-		fmt.Fprintf(stderr, "nomadfork %s: %s, then run `%s`\n", name, c.remedy(e, err), resumeCommand(e, name, rest))
+		fmt.Fprintf(stderr, "nomadfork %s: %s, then run %s\n", name, c.remedy(e, err), resumeCommand(e, name, rest))
 	}
 }
 
-// resumeCommand is what goes on after an interrupted command: the same
-// command line, except that a rebase in progress continues.
+// resumeCommand is what goes on after an interrupted command, quoted:
+// the same command line, except that a rebase in progress continues and
+// an apply (or a drop that was applying its edit) applies.
 func resumeCommand(e *env, name string, args []string) string {
-	if name == "rebase" {
-		if r := e.rebaser(); r.InProgress(context.Background()) {
-			// An interrupted -abort is finished by -abort again.
-			verb := "-continue"
-			for _, a := range args {
-				if a == "-abort" || a == "--abort" {
-					verb = "-abort"
-				}
-			}
-			ln := e.rebasing
-			if ln == "" {
-				// Interrupted before the rebase's line was settled.
-				ln = e.line.Name
-			}
-			if ln != "" && !e.line.Default {
-				return "nomadfork rebase " + verb + " -line " + ln
-			}
-			return "nomadfork rebase " + verb
-		}
-	}
-	if name == "apply" {
+	has := func(flag string) bool {
 		for _, a := range args {
-			if a == "-continue" || a == "--continue" {
-				return "nomadfork apply -continue" + e.lineArg()
+			if a == "-"+flag || a == "--"+flag {
+				return true
 			}
 		}
-		return "nomadfork apply" + e.lineArg()
+		return false
 	}
-	if name == "drop" && e.tree != nil {
+	switch {
+	case name == "rebase" && e.rebaser().InProgress(context.Background()):
+		// An interrupted -abort is finished by -abort again.
+		verb := "-continue"
+		if has("abort") {
+			verb = "-abort"
+		}
+		ln := e.rebasing
+		if ln == "" {
+			// Interrupted before the rebase's line was settled.
+			ln = e.line.Name
+		}
+		return e.command(hint.Run("rebase", verb).OnLine(ln))
+	case name == "apply" && has("continue"):
+		return e.say(hint.Sprintf("%s", hint.Run("apply", "-continue")))
+	case name == "apply":
+		return e.say(hint.Sprintf("%s", hint.Run("apply")))
+	case name == "drop" && e.tree != nil:
 		// Interrupted while it applied the edited patch: apply finishes.
 		if st, err := e.tree.LoadState(context.Background()); err == nil && len(st.Pending) > 0 {
-			return "nomadfork apply" + e.lineArg()
+			return e.say(hint.Sprintf("%s", hint.Run("apply")))
 		}
 	}
-	return strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " "))
+	return again(name, args)
+}
+
+// again is the command line name args, quoted.
+func again(name string, args []string) string {
+	return "`" + strings.TrimSpace("nomadfork "+name+" "+strings.Join(args, " ")) + "`"
 }
 
 // usageError is a mistake in the command line.

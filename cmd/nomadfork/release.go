@@ -72,7 +72,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "\nrelease %s in %s/ (toolchain %s):\n%s", r.Version, rel, build.Toolchain, r.Sums)
-		fmt.Fprintf(e.stdout, "`nomadfork release -verify%s` rebuilds it and checks it; docs/release.md says how to install it\n", e.lineArg())
+		fmt.Fprintf(e.stdout, "%s rebuilds it and checks it; docs/release.md says how to install it\n", e.run("release", "-verify"))
 		return nil
 	}
 	sums, err := release.Verify(ctx, o)
@@ -104,7 +104,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 
 // makeLine is " LINE=<name>" for another line than the default one.
 func (e *env) makeLine() string {
-	if a := e.lineArg(); a != "" {
+	if e.line.Name != "" && !e.line.Default {
 		return " LINE=" + e.line.Name
 	}
 	return ""

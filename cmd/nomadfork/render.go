@@ -14,7 +14,11 @@ type advice struct{ e *env }
 
 func (a advice) Command(s hint.Step) string {
 	args := append([]string{"nomadfork", s.Verb}, s.Args...)
-	if ln := a.lineOf(s); ln != "" && s.Verb != "sandbox" && s.Verb != "help" {
+	given := false // -line among the arguments already
+	for _, arg := range s.Args {
+		given = given || arg == "-line" || arg == "--line" || strings.HasPrefix(arg, "-line=") || strings.HasPrefix(arg, "--line=")
+	}
+	if ln := a.lineOf(s); ln != "" && !given && s.Verb != "sandbox" && s.Verb != "help" {
 		args = append(args, "-line", ln)
 	}
 	return "`" + strings.Join(args, " ") + "`"
@@ -48,10 +52,11 @@ func (a advice) WorkTree() string {
 // say renders m for the selected line.
 func (e *env) say(m hint.Message) string { return m.Render(advice{e}) }
 
-// run is the command line of verb args on the selected line.
-func (e *env) run(verb string, args ...string) string {
-	return advice{e}.Command(hint.Run(verb, args...))
-}
+// command is s as a command line for the selected line, quoted.
+func (e *env) command(s hint.Step) string { return advice{e}.Command(s) }
+
+// run is the command line of verb args on the selected line, quoted.
+func (e *env) run(verb string, args ...string) string { return e.command(hint.Run(verb, args...)) }
 
 // render is err's message with its advice rendered for the selected line.
 func (e *env) render(err error) string { return hint.Render(err, advice{e}) }
