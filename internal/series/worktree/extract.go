@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
@@ -22,41 +21,6 @@ type ExtractOptions struct {
 	Force bool
 	// Txn is the directory transactions stage in (patches/).
 	Txn string
-}
-
-// EditedError is returned by Extract when it would overwrite patch files
-// changed since nomadfork last wrote or applied them.
-type EditedError struct {
-	Dir   string
-	Files []string
-}
-
-func (e *EditedError) Error() string { return e.Render(nil) }
-
-// Render is the error's message with its advice rendered by r.
-func (e *EditedError) Render(r hint.Renderer) string {
-	return (&RefusalError{
-		What:  hint.Sprintf("these patch files in %s changed since nomadfork last wrote or applied them, and extract would overwrite them with the work tree's commits:", e.Dir),
-		Items: e.Files,
-		Hint: hint.Sprintf("to keep the edits, run %s first (it applies patches/ to the work tree), then %s; to discard them, run %s",
-			hint.Run("apply"), hint.Run("extract"), hint.Run("extract", "-force")),
-	}).Render(r)
-}
-
-// DependencyGoneError is returned by Extract when a patch's Depends-On
-// names a patch the work tree's commits no longer hold.
-type DependencyGoneError struct {
-	Patch, Dep string
-	Number     int
-}
-
-func (e *DependencyGoneError) Error() string { return e.Render(nil) }
-
-// Render is the error's message with its advice rendered by r.
-func (e *DependencyGoneError) Render(r hint.Renderer) string {
-	return hint.Sprintf("%s has Depends-On: %04d, but %s is no longer in the series; "+
-		"in the work tree, reword that commit's Depends-On (`git rebase -i upstream`, \"reword\"), then run %s again",
-		e.Patch, e.Number, e.Dep, hint.Run("extract")).Render(r)
 }
 
 // Extract writes the work tree's commits since the base to dir as patch
