@@ -69,7 +69,7 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := rebase.DropInTree(ctx, e.tree, cur, e.patches, name, *applied, *pr)
+	d, err := rebase.DropInTree(ctx, e.tree, cur, e.line.Dir, name, *applied, *pr)
 	if err != nil {
 		return err
 	}

@@ -25,13 +25,10 @@ type env struct {
 	log    string // CHANGELOG.md
 	layout line.Layout
 
-	// The selected line (-line, else the default line): set by useLine.
+	// The selected line (-line, else the default line), set by useLine,
+	// and its work tree.
 	lineName string // what -line said; empty: the default line
 	line     line.Line
-	pinFile  string // patches/<line>/upstream.json
-	patches  string // patches/<line>/
-	workTree string // nomad/ or lines/<line>/nomad
-	baseline string // patches/<line>/baseline/
 	tree     *worktree.Tree
 	// rebase is the rebase session of the line, once a verb used it.
 	rebase *rebase.Session
@@ -72,13 +69,9 @@ func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 	return e, nil
 }
 
-// setLine points the env's line fields at ln.
+// setLine selects ln.
 func (e *env) setLine(ln line.Line) {
 	e.line = ln
-	e.pinFile = ln.Pin
-	e.patches = ln.Dir
-	e.baseline = ln.Baselines
-	e.workTree = ln.WorkTree
 	e.tree = &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: adviceOut{e.stdout, advice{e}}}
 }
 
@@ -115,9 +108,9 @@ func (e *env) relWorkTree() string {
 
 // relPatches is the line's directory relative to the repository.
 func (e *env) relPatches() string {
-	rel, err := filepath.Rel(e.root, e.patches)
+	rel, err := filepath.Rel(e.root, e.line.Dir)
 	if err != nil {
-		return e.patches
+		return e.line.Dir
 	}
 	return rel
 }
@@ -131,7 +124,7 @@ func (e *env) lineArg() string {
 	return " -line " + e.line.Name
 }
 
-func (e *env) loadPin() (*pin.Pin, error) { return pin.Load(e.pinFile) }
+func (e *env) loadPin() (*pin.Pin, error) { return pin.Load(e.line.Pin) }
 
 // fetchBase imports the pinned upstream into the work tree's repository.
 func (e *env) fetchBase(ctx context.Context, t *worktree.Tree) (*pin.Pin, string, error) {
@@ -147,7 +140,7 @@ func (e *env) fetchBase(ctx context.Context, t *worktree.Tree) (*pin.Pin, string
 // fetching and importing it if needed: what check, apply and export start
 // from. An empty or missing series is refused unless allowEmpty is set.
 func (e *env) seriesAndBase(ctx context.Context, t *worktree.Tree, allowEmpty bool) ([]series.Patch, *pin.Pin, string, error) {
-	patches, err := series.Require(e.patches, allowEmpty)
+	patches, err := series.Require(e.line.Dir, allowEmpty)
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -32,9 +32,9 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err := t.Require(ctx, worktree.Need{Verb: "export", NoOp: true}); err != nil {
 		return err
 	}
-	if ps, err := series.List(e.patches); err == nil && len(ps) == 0 {
+	if ps, err := series.List(e.line.Dir); err == nil && len(ps) == 0 {
 		return fmt.Errorf("%w: %s holds no NNNN-subject.patch files, so there is nothing to export; restore them (`git checkout -- %s`)",
-			series.ErrNoPatches, e.patches, e.relPatches())
+			series.ErrNoPatches, e.line.Dir, e.relPatches())
 	}
 	patches, _, base, err := e.seriesAndBase(ctx, t, false)
 	if err != nil {

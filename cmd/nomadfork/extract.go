@@ -24,7 +24,7 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	t := e.tree
-	changes, renum, err := t.Extract(ctx, e.patches, worktree.ExtractOptions{Force: *force, Txn: filepath.Join(e.root, line.PatchesDir)})
+	changes, renum, err := t.Extract(ctx, e.line.Dir, worktree.ExtractOptions{Force: *force, Txn: filepath.Join(e.root, line.PatchesDir)})
 	if err != nil {
 		return err
 	}

@@ -300,7 +300,7 @@ var conditions = []condition{
 			return "disk full (no space left on device): "
 		},
 		remedy: func(e *env, err error) string {
-			dir := e.workTree
+			dir := e.line.WorkTree
 			var pe *os.PathError
 			if errors.As(err, &pe) && filepath.IsAbs(pe.Path) {
 				dir = filepath.Dir(pe.Path)
@@ -421,6 +421,8 @@ func again(name string, args []string) string {
 
 // usageError is a mistake in the command line.
 type usageError struct{ error }
+
+func (e usageError) Unwrap() error { return e.error }
 
 // flagError is a usage error the flag package has already printed.
 type flagError struct{ error }

@@ -52,7 +52,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	patches, err := series.Require(e.patches, true)
+	patches, err := series.Require(e.line.Dir, true)
 	if err != nil {
 		return err
 	}

@@ -50,7 +50,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	patches, err := series.Require(e.patches, false)
+	patches, err := series.Require(e.line.Dir, false)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func (e *env) statusAllLines(ctx context.Context, targets upstream.Targets, mark
 		if err != nil {
 			return err
 		}
-		patches, err := series.Require(e.patches, false)
+		patches, err := series.Require(e.line.Dir, false)
 		if err != nil {
 			return err
 		}

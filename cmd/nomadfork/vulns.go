@@ -89,7 +89,7 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 			rep, err = vulns.Scan(ctx, vulns.ScanOptions{
 				Govulncheck: prep.Govulncheck,
 				DB:          prep.DB,
-				Dir:         e.workTree,
+				Dir:         e.line.WorkTree,
 				Patterns:    strings.Fields(*pkgs),
 				Toolchain:   prep.Toolchain,
 				Raw:         &raw,
@@ -105,7 +105,7 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	if err := atomicfile.WriteJSON(filepath.Join(*out, "vulns.json"), rep); err != nil {
 		return err
 	}
-	baselineFile := filepath.Join(e.baseline, "vulns-"+lineName+".tsv")
+	baselineFile := filepath.Join(e.line.Baselines, "vulns-"+lineName+".tsv")
 	base, err := vulns.ReadBaseline(baselineFile)
 	if err != nil {
 		return err
@@ -114,7 +114,7 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	patches, err := series.List(e.patches)
+	patches, err := series.List(e.line.Dir)
 	if err != nil {
 		return err
 	}
