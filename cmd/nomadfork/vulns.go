@@ -3,13 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/vulns"
 )
@@ -57,105 +53,44 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	if *out == "" {
 		*out = filepath.Join(e.out, "vulns", lineName)
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("creating %s: %w (free space or pass -o)", *out, err)
-	}
-	tools := vulns.Tools{ModDir: filepath.Join(e.root, "tools", "vulns"), Cache: filepath.Join(e.out, "vulns"), Log: e.stdout}
-	var prep *vulns.Prepared
-	if err := progress.Step(e.stdout, "preparing govulncheck and the vulnerability database", func() (err error) {
-		prep, err = tools.Prepare(ctx)
-		return err
-	}); err != nil {
-		return err
-	}
-	var rep *vulns.Report
-	if *from != "" {
-		f, err := os.Open(*from)
-		if err != nil {
-			return err
-		}
-		rep, err = vulns.ParseJSON(f)
-		f.Close()
-		if err != nil {
-			return fmt.Errorf("%s: %w", *from, err)
-		}
-	} else {
+	if *from == "" {
 		if err := e.tree.Require(ctx, worktree.Need{Verb: "vulns", Base: true}); err != nil {
 			return err
 		}
-		var raw strings.Builder
-		what := fmt.Sprintf("govulncheck %s in %s with %s (a symbol-level scan of the nomad binary takes minutes)", *pkgs, e.relWorkTree(), prep.Toolchain)
-		if err := progress.Step(e.stdout, what, func() (err error) {
-			rep, err = vulns.Scan(ctx, vulns.ScanOptions{
-				Govulncheck: prep.Govulncheck,
-				DB:          prep.DB,
-				Dir:         e.line.WorkTree,
-				Patterns:    strings.Fields(*pkgs),
-				Toolchain:   prep.Toolchain,
-				Raw:         &raw,
-			})
-			return err
-		}); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(filepath.Join(*out, "govulncheck.json"), []byte(raw.String()), 0o644); err != nil {
-			return err
-		}
-	}
-	if err := atomicfile.WriteJSON(filepath.Join(*out, "vulns.json"), rep); err != nil {
-		return err
 	}
 	baselineFile := filepath.Join(e.line.Baselines, "vulns-"+lineName+".tsv")
-	base, err := vulns.ReadBaseline(baselineFile)
+	res, err := vulns.LineScan{
+		Tools: vulns.Tools{ModDir: filepath.Join(e.root, "tools", "vulns"), Cache: filepath.Join(e.out, "vulns"), Log: e.stdout},
+		Line:  lineName, Module: p.Module.Path, Version: p.Version(),
+		Tree: e.line.WorkTree, Patches: e.line.Dir, Baseline: baselineFile,
+		Patterns: strings.Fields(*pkgs), From: *from, Out: *out, Log: e.stdout,
+		Scanning: func(prep *vulns.Prepared) string {
+			return fmt.Sprintf("govulncheck %s in %s with %s (a symbol-level scan of the nomad binary takes minutes)", *pkgs, e.relWorkTree(), prep.Toolchain)
+		},
+	}.Run(ctx)
 	if err != nil {
 		return err
 	}
-	advisories, err := vulns.Advisories(prep.DB, p.Module.Path, p.Version())
-	if err != nil {
-		return err
-	}
-	patches, err := series.List(e.line.Dir)
-	if err != nil {
-		return err
-	}
-	numbers := map[string]string{}
-	for _, pt := range patches {
-		numbers[fmt.Sprintf("%04d", pt.Number)] = pt.Name
-	}
-	if err := vulns.WriteTable(e.stdout, rep, base); err != nil {
+	if err := vulns.WriteTable(e.stdout, res.Report, res.Baseline); err != nil {
 		return err
 	}
 	fmt.Fprintln(e.stdout)
-	vulns.WriteSummary(e.stdout, rep)
-	fmt.Fprintf(e.stdout, "%d advisories of %s affect %s\n", len(advisories), p.Module.Path, p.Version())
+	vulns.WriteSummary(e.stdout, res.Report)
+	fmt.Fprintf(e.stdout, "%d advisories of %s affect %s\n", len(res.Advisories), p.Module.Path, p.Version())
 	relBaseline, _ := filepath.Rel(e.root, baselineFile)
 	if *doc {
 		docFile := filepath.Join(e.root, "docs", "security", lineName+".md")
-		data := vulns.Doc(vulns.DocInput{
-			Line:         lineName,
-			Command:      "nomadfork vulns" + e.lineArg() + " -doc",
-			Pins:         prep.Pins,
-			Report:       rep,
-			Baseline:     base,
-			BaselineFile: relBaseline,
-			Advisories:   advisories,
-			Patches:      numbers,
-		})
-		if err := os.MkdirAll(filepath.Dir(docFile), 0o755); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(docFile, data, 0o644); err != nil {
+		if err := res.WriteDoc(docFile, lineName, "nomadfork vulns"+e.lineArg()+" -doc", relBaseline); err != nil {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "wrote %s\n", docFile)
 	}
 	fmt.Fprintf(e.stdout, "wrote %s and %s\n", filepath.Join(*out, "govulncheck.json"), filepath.Join(*out, "vulns.json"))
-	g := vulns.Check(vulns.GateInput{Report: rep, Baseline: base, Advisories: advisories, Patches: numbers})
-	if !g.OK() {
-		fmt.Fprint(e.stderr, g.Explain(relBaseline))
+	if !res.Gate.OK() {
+		fmt.Fprint(e.stderr, res.Gate.Explain(relBaseline))
 		return exitCode(1)
 	}
-	fmt.Fprintf(e.stdout, "vulns: ok against %s (%d entries)\n", relBaseline, len(base.Entries))
+	fmt.Fprintf(e.stdout, "vulns: ok against %s (%d entries)\n", relBaseline, len(res.Baseline.Entries))
 	return nil
 }
 
