@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/fixture"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
@@ -34,30 +33,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-const (
-	upPath     = "example.com/up"
-	apiPath    = "example.com/up/api"
-	apiVersion = "v0.0.0-20230101000000-abcdefabcdef"
-)
-
-// upstreamFiles is a tiny upstream shaped like Nomad: a main module whose
-// go.mod replaces a nested api module it does not ship.
-func upstreamFiles(prelude int, edits ...string) map[string]string {
-	lib := fixture.Lib("lib", 30)
-	for i := 0; i+1 < len(edits); i += 2 {
-		lib = strings.Replace(lib, edits[i], edits[i+1], 1)
-	}
-	return map[string]string{
-		"go.mod": "module example.com/up\n\ngo 1.21\n\nrequire example.com/up/api v0.0.0\n\nreplace example.com/up/api => ./api\n",
-		"main.go": "package main\n\nimport (\n\t\"example.com/up/api\"\n\t\"example.com/up/lib\"\n)\n\n" +
-			"func main() { println(api.Name, lib.F1()) }\n",
-		"lib/lib.go": strings.Repeat("// Prelude line.\n", prelude) + lib,
-		// Upstream ships files its own .gitignore would ignore.
-		".gitignore":    "build/\n",
-		"build/keep.go": "package build\n",
-	}
-}
-
 type project struct {
 	t     *testing.T
 	dir   string
@@ -70,43 +45,19 @@ func newProject(t *testing.T) *project {
 		t.Skip("git not installed")
 	}
 	p := &project{t: t, dir: t.TempDir(), proxy: fixture.NewProxy(t)}
-	when := time.Date(2023, 4, 4, 20, 9, 50, 0, time.UTC)
-	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.0.0", Time: when, Files: upstreamFiles(0, "")})
-	// v1.0.1's nested module is found as the pseudo-version of its commit;
-	// the others through targets.json.
-	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.0.1", Time: time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC),
-		Commit: "abcdefabcdef0123456789abcdefabcdef012345", Files: upstreamFiles(3, "")})
-	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.0.2", Time: when,
-		Files: upstreamFiles(0, "func F10() int { return 10 }", "func F10() int { return 10 + 0 } // changed upstream")})
-	// v1.1.0 changes a line next to F5: exact application fails, a 3-way
-	// merge succeeds.
-	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.1.0", Time: when,
-		Files: upstreamFiles(0, "// F6 returns 6.", "// F6 returns six.")})
-	// v1.2.0 carries the change of the F5 patch.
-	p.proxy.Add(t, fixture.Module{Path: upPath, Version: "v1.2.0", Time: when,
-		Files: upstreamFiles(0, "return 5 }", "return 50 }")})
-	p.proxy.Add(t, fixture.Module{Path: apiPath, Version: apiVersion, Time: when, Files: map[string]string{
-		"go.mod": "module example.com/up/api\n\ngo 1.21\n",
-		"api.go": "package api\n\n// Name names the api.\nconst Name = \"api\"\n",
-	}})
-	p.write("patches/default-line", "v1.0.0\n")
-	p.pin("v1.0.0", true)
-	p.write("targets.json", `{"v1.0.2": {"example.com/up/api": "`+apiVersion+`"}, "v1.1.0": {"example.com/up/api": "`+apiVersion+`"}, "v1.2.0": {"example.com/up/api": "`+apiVersion+`"}}`)
-	p.write("CHANGELOG.md", "# Changelog\n\n## v1.0.0+fork.1\n")
+	for _, m := range upstreamModules() {
+		p.proxy.Add(t, m)
+	}
+	if err := seedProject(p.dir, p.proxy.Sums); err != nil {
+		t.Fatal(err)
+	}
 	return p
 }
 
 // pin writes upstream.json for version, with or without the nested api.
 func (p *project) pin(version string, withAPI bool) {
 	p.t.Helper()
-	pn := &pin.Pin{Module: pin.Module{Path: upPath, Version: version, Sum: p.proxy.Sums[upPath+"@"+version]}}
-	if withAPI {
-		pn.Nested = []pin.Module{{Path: apiPath, Version: apiVersion, Sum: p.proxy.Sums[apiPath+"@"+apiVersion], Dir: "api"}}
-	}
-	if err := os.MkdirAll(filepath.Join(p.dir, "patches", version), 0o755); err != nil {
-		p.t.Fatal(err)
-	}
-	if err := pn.Save(filepath.Join(p.dir, "patches", version, pin.DefaultFile)); err != nil {
+	if err := writePin(p.dir, p.proxy.Sums, version, withAPI); err != nil {
 		p.t.Fatal(err)
 	}
 }
