@@ -72,7 +72,12 @@ func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 // setLine selects ln.
 func (e *env) setLine(ln line.Line) {
 	e.line = ln
-	e.tree = &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: adviceOut{e.stdout, advice{e}}}
+	e.tree = e.treeOf(ln)
+}
+
+// treeOf returns the work tree of ln, writing to stdout.
+func (e *env) treeOf(ln line.Line) *worktree.Tree {
+	return &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: adviceOut{e.stdout, advice{e}}}
 }
 
 // adviceOut is an output the internal packages write their advice

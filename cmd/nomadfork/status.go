@@ -67,39 +67,23 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 // each, or the Markdown of all (markdown), or writes that into docs/status.md
 // (readme).
 func (e *env) statusAllLines(ctx context.Context, targets upstream.Targets, markdown, readme bool) error {
-	names, err := e.layout.Names()
+	report := !markdown && !readme
+	all, err := rebase.StatusAll(ctx, e.layout, targets, filepath.Join(e.out, "status"), e.treeOf, e.stdout,
+		func(st rebase.LineStatus) {
+			switch {
+			case len(st.Versions) > 0:
+				fmt.Fprintf(e.stdout, "==> line %s against %s\n", st.Line, strings.Join(st.Versions, ", "))
+			case report:
+				fmt.Fprintf(e.stdout, "line %s: no newer version to try (%s names none)\n", st.Line, upstream.TargetsFile)
+			}
+		},
+		func(st rebase.LineStatus) {
+			if report && len(st.Versions) > 0 {
+				rebase.Print(e.stdout, st.Columns, st.Patches, st.Pinned)
+			}
+		})
 	if err != nil {
 		return err
-	}
-	var all []rebase.LineStatus
-	for _, name := range names {
-		ln, err := e.layout.Get(name)
-		if err != nil {
-			return err
-		}
-		e.setLine(ln)
-		cur, err := e.loadPin()
-		if err != nil {
-			return err
-		}
-		patches, err := series.Require(e.line.Dir, false)
-		if err != nil {
-			return err
-		}
-		st := rebase.LineStatus{Line: name, Default: ln.Default, Patches: patches}
-		if versions, err := upstream.Versions("", targets, cur.Version()); err == nil {
-			fmt.Fprintf(e.stdout, "==> line %s against %s\n", name, strings.Join(versions, ", "))
-			st.Columns, err = rebase.Status(ctx, e.tree, cur, versions, targets, patches, filepath.Join(e.out, "status", name), e.stdout)
-			if err != nil {
-				return fmt.Errorf("line %s: %w", name, err)
-			}
-			if !markdown && !readme {
-				rebase.Print(e.stdout, st.Columns, patches, cur.Version())
-			}
-		} else if !markdown && !readme {
-			fmt.Fprintf(e.stdout, "line %s: no newer version to try (%s names none)\n", name, upstream.TargetsFile)
-		}
-		all = append(all, st)
 	}
 	generated := fmt.Sprintf("by `nomadfork status -all-lines -doc` on %s", time.Now().UTC().Format("2006-01-02"))
 	doc := rebase.Markdown(all, generated)
