@@ -13,15 +13,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
-const helpBuild = `Builds bin/nomad from nomad/ like upstream's official release: -tags
-ui,release (the web UI), CGO_ENABLED=1, -trimpath, with the pinned Go
-toolchain through GOTOOLCHAIN (downloaded from the module proxy when
-missing), stamped with the fork release from CHANGELOG.md and the work
-tree's revision and commit time. -check-ui then starts a dev agent of it in
-the sandbox and checks that /ui/ serves the web UI.`
-
 func runBuild(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "build", "[-o file] [-check-ui] [-tree dir -test -metadata m]", helpBuild)
+	fs := newFlags(e, "build", "[-o file] [-check-ui] [-tree dir -test -metadata m]")
 	out := fs.String("o", filepath.Join(e.bin, "nomad"), "write the binary to `file`")
 	checkUI := fs.Bool("check-ui", false, "then start a dev agent of the binary in the sandbox and check that /ui/ serves the web UI")
 	tree := fs.String("tree", "", "build the nomad tree in `dir` (such as a bench variant's linked work tree, scripts/build-variant.sh) instead of the line's work tree")
@@ -88,6 +81,5 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "build", summary: "build bin/nomad from nomad/ like upstream's release, stamped with the fork release",
-		help: helpBuild, run: runBuild})
+	register(command{name: "build", summary: "build bin/nomad from nomad/ like upstream's release, stamped with the fork release", run: runBuild})
 }

@@ -12,7 +12,7 @@ import (
 type command struct {
 	name, summary string
 	// help is the long help `nomadfork help <name>` prints below the
-	// usage line.
+	// usage line: help/<name>.txt.
 	help string
 	run  func(ctx context.Context, env *env, args []string) error
 	// lock: the command takes the tool's lock.
@@ -41,6 +41,7 @@ func register(c command) {
 	if lookup(c.name) != nil {
 		panic("nomadfork: command " + c.name + " registered twice")
 	}
+	c.help = helpOf(c.name)
 	commands = append(commands, c)
 }
 

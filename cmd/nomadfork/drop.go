@@ -16,22 +16,8 @@ import (
 	"golang.org/x/mod/semver"
 )
 
-const helpDrop = `Records that upstream carries a patch in a different form (Upstream-Status:
-applied <version>, Applied-Upstream: <url>); the next rebase onto that
-version or later drops it. The version must be served and newer than the pin.
-When the line's work tree holds the series as last applied, the edited
-patch is applied there too, so the next extract keeps it (otherwise run
-apply before extract, which refuses to overwrite the edit).
-
-With -verify, while a rebase of the line is stopped at the patch: applies
-the patch's _test.go hunks without its production changes to the rebase's
-target in a scratch tree, runs its own tests there in the sandbox and, only
-if every one passes, drops the patch (the changelog entry names -pr, the
-version and the tests) and goes on with the rebase. Otherwise the rebase
-stays stopped at the patch.`
-
 func runDrop(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>] | <patch> -verify -pr <url>", helpDrop)
+	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>] | <patch> -verify -pr <url>")
 	applied := fs.String("applied-upstream", "", "the upstream `version` that carries the change")
 	pr := fs.String("pr", "", "the https `url` of the upstream pull request that carries it")
 	verify := fs.Bool("verify", false, "while a rebase of the line is stopped at the patch: prove that the rebase's target carries it (its own tests pass there without its production changes, in the sandbox), drop it and go on with the rebase")
@@ -107,6 +93,5 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 }
 
 func init() {
-	register(command{name: "drop", summary: "record that upstream carries a patch (Upstream-Status: applied v)",
-		help: helpDrop, run: runDrop, lock: true})
+	register(command{name: "drop", summary: "record that upstream carries a patch (Upstream-Status: applied v)", run: runDrop, lock: true})
 }

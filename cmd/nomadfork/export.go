@@ -12,13 +12,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
-const helpExport = `Writes upstream-ready commits (fork trailers removed, a .changelog entry
-each): per PR (a patch and its Depends-On patches) a branch
-export/NNNN-subject in the line's work tree and an mbox; the whole series as
-series.mbox.`
-
 func runExport(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "export", "[-o dir] [-verify [-no-build]]", helpExport)
+	fs := newFlags(e, "export", "[-o dir] [-verify [-no-build]]")
 	out := fs.String("o", filepath.Join(e.out, "export"), "write the mboxes to `dir`: NNNN-subject.mbox per PR (the patch and its declared dependencies) and series.mbox")
 	verify := fs.Bool("verify", false, "apply each PR's mbox with plain git am onto a fresh upstream tree and build it")
 	noBuild := fs.Bool("no-build", false, "with -verify, apply only (check builds each patch on its dependencies); make test does so")
@@ -52,6 +47,5 @@ func runExport(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "export", summary: "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox",
-		help: helpExport, run: runExport, lock: true})
+	register(command{name: "export", summary: "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox", run: runExport, lock: true})
 }

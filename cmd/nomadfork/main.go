@@ -431,15 +431,16 @@ type exitCode int
 
 func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
-// newFlags returns the flag set of a command; help describes it.
-func newFlags(e *env, name, synopsis string, help ...string) *flag.FlagSet {
+// newFlags returns the flag set of a command; its long help is
+// help/<name>.txt.
+func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.StringVar(&e.lineName, "line", "", "work on the maintained line `version` (patches/<version>/; default: the one patches/default-line names)")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, strings.TrimSpace("usage: nomadfork "+name+" [-line version] "+synopsis))
-		if len(help) > 0 {
-			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(help[0]))
+		if help := helpOf(name); help != "" {
+			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(help))
 		}
 		n := 0
 		fs.VisitAll(func(*flag.Flag) { n++ })

@@ -40,20 +40,8 @@ func (e *env) useRebasingLine(ctx context.Context) error {
 	return err
 }
 
-const helpRebase = `Moves a line's series onto a newer upstream: pins and imports the target,
-then applies each patch (cleanly, by 3-way merge, or dropped when upstream
-carries it). At a conflict it stops: resolve in the line's work tree, git
-add, then rebase -continue, or rebase -abort (with the same -line). The pin,
-the line's patches and CHANGELOG.md change only when it completes.
-
-Without -new-line the selected line moves: patches/<old>/ becomes
-patches/<new>/ (and its work tree moves with it). With -new-line the
-selected line stays as it is and a new line <new> is made from it, in a
-copy of its work tree at lines/<new>/nomad; continue or abort it with
--line <new>.`
-
 func runRebase(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "rebase", "-onto <version> [-new-line] | -continue | -abort", helpRebase)
+	fs := newFlags(e, "rebase", "-onto <version> [-new-line] | -continue | -abort")
 	onto := fs.String("onto", "", "move the series onto upstream `version`, such as v1.6.1")
 	newLine := fs.Bool("new-line", false, "with -onto, make a new line of the target version from the selected line, which stays as it is")
 	cont := fs.Bool("continue", false, "go on after resolving a conflict and staging it with 'git add', or after an interruption")
@@ -140,6 +128,5 @@ func (e *env) finishRebase(rep *rebase.Report) error {
 }
 
 func init() {
-	register(command{name: "rebase", summary: "move the series onto a newer upstream (-onto v, -continue, -abort)",
-		help: helpRebase, run: runRebase, lock: true})
+	register(command{name: "rebase", summary: "move the series onto a newer upstream (-onto v, -continue, -abort)", run: runRebase, lock: true})
 }
