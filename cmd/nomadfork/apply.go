@@ -18,7 +18,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if n := count(*force, *cont, *abort); n > 1 {
-		return usageError{errors.New("-force, -continue and -abort exclude each other")}
+		return usageError(errors.New("-force, -continue and -abort exclude each other"))
 	}
 	t := e.tree
 	if *abort {
@@ -54,5 +54,5 @@ func count(bs ...bool) (n int) {
 }
 
 func init() {
-	register(command{name: "apply", summary: "download and verify the pinned upstream, make nomad/ and apply patches/", run: runApply, lock: true})
+	register(command{Name: "apply", Summary: "download and verify the pinned upstream, make nomad/ and apply patches/", Run: runApply, Lock: true})
 }

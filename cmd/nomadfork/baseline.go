@@ -26,5 +26,5 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "baseline", summary: "run the same tests on unpatched upstream and write the baselines", run: runBaseline, lock: true})
+	register(command{Name: "baseline", Summary: "run the same tests on unpatched upstream and write the baselines", Run: runBaseline, Lock: true})
 }

@@ -41,7 +41,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	base := p.Version()
 	labels, resultsDir, err := cfg.Resolve(given, base)
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 
 	bins, err := e.benchBinaries(ctx, p, cfg.Out, labels, cfg.Variants)
@@ -113,7 +113,7 @@ func (e *env) parseExperiment(name string, args []string, flags func(fs *flag.Fl
 }
 
 func init() {
-	register(command{name: "bench", summary: "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)", run: runBench})
-	register(command{name: bench.RunArg, summary: "one bench scenario, inside the sandbox",
-		entry: bench.ScenarioMain})
+	register(command{Name: "bench", Summary: "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)", Run: runBench})
+	register(command{Name: bench.RunArg, Summary: "one bench scenario, inside the sandbox",
+		Entry: bench.ScenarioMain})
 }

@@ -81,5 +81,5 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "build", summary: "build bin/nomad from nomad/ like upstream's release, stamped with the fork release", run: runBuild})
+	register(command{Name: "build", Summary: "build bin/nomad from nomad/ like upstream's release, stamped with the fork release", Run: runBuild})
 }

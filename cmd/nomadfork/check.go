@@ -21,7 +21,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *noBuild && *tipOnly {
-		return usageError{errors.New("-no-build and -tip-only exclude each other")}
+		return usageError(errors.New("-no-build and -tip-only exclude each other"))
 	}
 	t := e.tree
 	patches, p, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
@@ -48,5 +48,5 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "check", summary: "lint; apply exactly, build and vet every prefix and each patch on its Depends-On", run: runCheck, lock: true})
+	register(command{Name: "check", Summary: "lint; apply exactly, build and vet every prefix and each patch on its Depends-On", Run: runCheck, Lock: true})
 }

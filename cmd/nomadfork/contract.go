@@ -22,5 +22,5 @@ func runContract(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "contract", summary: "run upstream's unchanged tests of the packages the series changes on the patched code", run: runContract, lock: true})
+	register(command{Name: "contract", Summary: "run upstream's unchanged tests of the packages the series changes on the patched code", Run: runContract, Lock: true})
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
@@ -26,22 +27,22 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := parseOnly(fs, args, 1); err != nil {
+	if err := cli.Parse(fs, args, 1); err != nil {
 		return err
 	}
 	if name == "" && fs.NArg() == 1 {
 		name = fs.Arg(0)
 	} else if fs.NArg() > 0 || name == "" {
-		return usageError{errors.New("give one patch, by file name or number")}
+		return usageError(errors.New("give one patch, by file name or number"))
 	}
 	if *pr != "" {
 		if u, err := url.Parse(*pr); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" {
-			return usageError{fmt.Errorf("-pr %q is not an https URL of a pull request", *pr)}
+			return usageError(fmt.Errorf("-pr %q is not an https URL of a pull request", *pr))
 		}
 	}
 	if *verify {
 		if *pr == "" || *applied != "" {
-			return usageError{errors.New("-verify takes -pr <url> and no -applied-upstream (the version is the rebase's target)")}
+			return usageError(errors.New("-verify takes -pr <url> and no -applied-upstream (the version is the rebase's target)"))
 		}
 		return dropVerified(ctx, e, name, *pr)
 	}
@@ -49,7 +50,7 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !semver.IsValid(*applied) {
-		return usageError{fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied)}
+		return usageError(fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied))
 	}
 	cur, err := e.loadPin()
 	if err != nil {
@@ -93,5 +94,5 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 }
 
 func init() {
-	register(command{name: "drop", summary: "record that upstream carries a patch (Upstream-Status: applied v)", run: runDrop, lock: true})
+	register(command{Name: "drop", Summary: "record that upstream carries a patch (Upstream-Status: applied v)", Run: runDrop, Lock: true})
 }

@@ -92,7 +92,7 @@ type adviceOut struct {
 func (e *env) useLine() error {
 	ln, err := e.layout.Get(e.lineName)
 	if errors.Is(err, line.ErrUnknown) {
-		return usageError{err}
+		return usageError(err)
 	}
 	if err != nil {
 		return err

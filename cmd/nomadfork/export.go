@@ -21,7 +21,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if strings.TrimSpace(*out) == "" {
-		return usageError{errors.New("-o needs a directory")}
+		return usageError(errors.New("-o needs a directory"))
 	}
 	t := e.tree
 	if err := t.Require(ctx, worktree.Need{Verb: "export", NoOp: true}); err != nil {
@@ -47,5 +47,5 @@ func runExport(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "export", summary: "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox", run: runExport, lock: true})
+	register(command{Name: "export", Summary: "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox", Run: runExport, Lock: true})
 }

@@ -58,5 +58,5 @@ func (e *env) renumberNotes(r *worktree.Renumbering) {
 }
 
 func init() {
-	register(command{name: "extract", summary: "write nomad/'s commits since the upstream base back to patches/", run: runExtract, lock: true})
+	register(command{Name: "extract", Summary: "write nomad/'s commits since the upstream base back to patches/", Run: runExtract, Lock: true})
 }

@@ -32,7 +32,7 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 	base := p.Version()
 	plan, err := cfg.Resolve(given, base)
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	for _, n := range plan.Notes {
 		fmt.Fprintf(e.stdout, "note: %s\n", n)
@@ -69,7 +69,7 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "faults", summary: "fault scenarios on a real cluster: lost updates, duplicate runs, time to converge", run: runFaults})
-	register(command{name: faults.RunArg, summary: "one fault scenario, inside the sandbox",
-		entry: faults.ScenarioMain})
+	register(command{Name: "faults", Summary: "fault scenarios on a real cluster: lost updates, duplicate runs, time to converge", Run: runFaults})
+	register(command{Name: faults.RunArg, Summary: "one fault scenario, inside the sandbox",
+		Entry: faults.ScenarioMain})
 }

@@ -90,7 +90,7 @@ func (e *env) makeLine() string {
 }
 
 func init() {
-	register(command{name: "release", summary: "dist/<version>+fork.N/: zips, .debs, SHA256SUMS, RELEASE.md for amd64 and arm64 (-verify: rebuild and check)", run: runRelease})
-	register(command{name: release.UICheckArg, summary: "the web UI check, inside the sandbox",
-		entry: release.UICheckMain})
+	register(command{Name: "release", Summary: "dist/<version>+fork.N/: zips, .debs, SHA256SUMS, RELEASE.md for amd64 and arm64 (-verify: rebuild and check)", Run: runRelease})
+	register(command{Name: release.UICheckArg, Summary: "the web UI check, inside the sandbox",
+		Entry: release.UICheckMain})
 }

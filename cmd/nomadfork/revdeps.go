@@ -23,5 +23,5 @@ func runRevdeps(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "revdeps", summary: "type-check (-run: run) the tests outside ./client/... that import what the series changes", run: runRevdeps})
+	register(command{Name: "revdeps", Summary: "type-check (-run: run) the tests outside ./client/... that import what the series changes", Run: runRevdeps})
 }

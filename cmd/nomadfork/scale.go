@@ -25,7 +25,7 @@ func runScale(ctx context.Context, e *env, args []string) error {
 	}
 	out, dir, err := cfg.Resolve(given)
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	p, err := e.loadPin()
 	if err != nil {
@@ -66,7 +66,7 @@ func runScale(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "scale", summary: "N simulated nodes (sim/) against 3 servers: RPCs, Raft applies, CPU, memory per node; the fork vs rule variants", run: runScale})
-	register(command{name: scale.RunArg, summary: "the scale scenario once, inside the sandbox",
-		entry: scale.ScenarioMain})
+	register(command{Name: "scale", Summary: "N simulated nodes (sim/) against 3 servers: RPCs, Raft applies, CPU, memory per node; the fork vs rule variants", Run: runScale})
+	register(command{Name: scale.RunArg, Summary: "the scale scenario once, inside the sandbox",
+		Entry: scale.ScenarioMain})
 }

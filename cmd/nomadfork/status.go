@@ -27,11 +27,11 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if (*markdown || *readme) && !*allLines {
-		return usageError{errors.New("-markdown and -doc go with -all-lines")}
+		return usageError(errors.New("-markdown and -doc go with -all-lines"))
 	}
 	if *allLines {
 		if *against != "" || e.lineName != "" {
-			return usageError{errors.New("-all-lines tries every line against targets.json's newer versions: no -against or -line")}
+			return usageError(errors.New("-all-lines tries every line against targets.json's newer versions: no -against or -line"))
 		}
 		return e.statusAllLines(ctx, targets, *markdown, *readme)
 	}
@@ -41,7 +41,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	}
 	versions, err := upstream.Versions(*against, targets, cur.Version())
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	patches, err := series.Require(e.line.Dir, false)
 	if err != nil {
@@ -94,5 +94,5 @@ func (e *env) statusAllLines(ctx context.Context, targets upstream.Targets, mark
 }
 
 func init() {
-	register(command{name: "status", summary: "read-only: how each patch fares against newer upstream versions (-all-lines -doc: into docs/status.md)", run: runStatus, lock: true})
+	register(command{Name: "status", Summary: "read-only: how each patch fares against newer upstream versions (-all-lines -doc: into docs/status.md)", Run: runStatus, Lock: true})
 }

@@ -18,7 +18,7 @@ func runTest(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !*client && !*sim {
-		return usageError{errors.New("-client=false -sim=false runs nothing")}
+		return usageError(errors.New("-client=false -sim=false runs nothing"))
 	}
 	o, err := e.harnessOn(ctx, "test", *verbose)
 	if err != nil {
@@ -28,5 +28,5 @@ func runTest(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "test", summary: "run upstream's client tests (and sim's) in the sandbox against the baselines", run: runTest})
+	register(command{Name: "test", Summary: "run upstream's client tests (and sim's) in the sandbox against the baselines", Run: runTest})
 }

@@ -71,5 +71,5 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "vulns", summary: "govulncheck on the line's work tree against the pinned offline database; the baseline gate (-doc: docs/security/<line>.md)", run: runVulns})
+	register(command{Name: "vulns", Summary: "govulncheck on the line's work tree against the pinned offline database; the baseline gate (-doc: docs/security/<line>.md)", Run: runVulns})
 }
