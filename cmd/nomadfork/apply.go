@@ -29,7 +29,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	patches, p, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
+	patches, p, base, err := t.SeriesAndBase(ctx, e.line.Dir, e.line.Pin, *allowEmpty)
 	if err != nil {
 		return err
 	}

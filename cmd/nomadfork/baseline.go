@@ -17,7 +17,7 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
-	p, base, err := e.fetchBase(ctx, e.tree)
+	p, base, err := e.tree.FetchPinned(ctx, e.line.Pin)
 	if err != nil {
 		return err
 	}

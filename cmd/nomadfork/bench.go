@@ -10,9 +10,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
 const benchUsage = "[-quick] [-workload list] [-topology single,multi] [-n workload=N,...] [-r rounds] [-versions list] [-variant name=path]... [-o dir] | -from bench.json"
@@ -84,15 +82,10 @@ func (e *env) benchBinaries(ctx context.Context, p *pin.Pin, dir string, labels 
 	if err != nil {
 		return nil, err
 	}
-	targets, err := upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile))
+	b, err := experiment.NewBuilder(t, p, e.root, e.log, dir, e.stdout)
 	if err != nil {
 		return nil, err
 	}
-	release, err := build.ForkRelease(e.log, p.Version())
-	if err != nil {
-		return nil, err
-	}
-	b := &experiment.Builder{Tree: t, Pin: p, Targets: targets, ForkRelease: release, Dir: dir, Log: e.stdout}
 	return b.Binaries(ctx, labels, variants)
 }
 

@@ -24,7 +24,7 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return usageError(errors.New("-no-build and -tip-only exclude each other"))
 	}
 	t := e.tree
-	patches, p, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
+	patches, p, base, err := t.SeriesAndBase(ctx, e.line.Dir, e.line.Pin, *allowEmpty)
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%w: %s holds no NNNN-subject.patch files, so there is nothing to export; restore them (`git checkout -- %s`)",
 			series.ErrNoPatches, e.line.Dir, e.relPatches())
 	}
-	patches, _, base, err := e.seriesAndBase(ctx, t, false)
+	patches, _, base, err := t.SeriesAndBase(ctx, e.line.Dir, e.line.Pin, false)
 	if err != nil {
 		return err
 	}

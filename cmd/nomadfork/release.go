@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
@@ -23,26 +22,9 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	if err := t.Require(ctx, worktree.Need{Verb: "release", Base: true}); err != nil {
 		return err
 	}
-	p, err := e.loadPin()
+	o, err := release.LineOptions(t.Repo, e.line.Pin, e.line.Dir, e.log, filepath.Join(e.root, "dist"), filepath.Join(e.out, "release"), e.stdout)
 	if err != nil {
 		return err
-	}
-	fork, err := build.ForkRelease(e.log, p.Version())
-	if err != nil {
-		return err
-	}
-	patches, err := series.Require(e.line.Dir, true)
-	if err != nil {
-		return err
-	}
-	o := release.Options{
-		Tree:     t.Repo,
-		Upstream: p.Version(),
-		Fork:     fork,
-		Patches:  patches,
-		Dist:     filepath.Join(e.root, "dist"),
-		Scratch:  filepath.Join(e.out, "release"),
-		Log:      e.stdout,
 	}
 	rel, _ := filepath.Rel(e.root, o.Dir())
 	if !*verify {
