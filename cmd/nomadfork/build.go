@@ -37,25 +37,12 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	meta := *metadata
-	if meta == "" {
-		if meta, err = build.ForkRelease(e.log, p.Version()); err != nil {
-			return err
-		}
-	}
 	profile := build.Release
 	if *testProfile {
 		profile = build.Test
 	}
-	stamp, err := build.StampOf(ctx, repo, meta)
-	if err != nil {
-		return err
-	}
-	what := fmt.Sprintf("building %s (Nomad %s+%s, revision %s, %s build)", *out, p.Version(), meta, stamp.Revision, profile.Name)
-	err = progress.Step(e.stdout, what, func() error {
-		return profile.Build(ctx, repo.Dir, *out, stamp, build.Host())
-	})
-	if err != nil {
+	job := build.Job{Repo: repo, Out: *out, Upstream: p.Version(), Metadata: *metadata, Changelog: e.log, Profile: profile, Log: e.stdout}
+	if err := job.Run(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "built %s (%s); `nomadfork sandbox -- %s version` prints the version (run Nomad code only in the sandbox)\n", *out, profile.ID(), *out)
