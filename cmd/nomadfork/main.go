@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,13 +13,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/diskspace"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
 )
 
 const usageHead = `nomadfork maintains the nomad-client-fork patch series.
@@ -169,90 +166,22 @@ func resumeAfterStop(root, name string, args []string) string {
 // exitInterrupted is the exit code after SIGINT or SIGTERM, as a shell's.
 const exitInterrupted = cli.ExitInterrupted
 
-// A condition is a system condition behind an error: the message names it
-// first (cause), and says what to do about it (remedy) before the command
-// runs again.
-type condition struct {
-	is     func(err error) bool
-	cause  func(err error) string
-	remedy func(e *env, err error) string
-}
-
-// conditions are the conditions the tool names; the first that an error
-// is applies.
-var conditions = []condition{
-	{is: func(err error) bool { return errors.Is(err, syscall.ENOSPC) },
-		cause: func(err error) string {
-			if strings.HasPrefix(err.Error(), "disk full") {
-				return "" // said already
-			}
-			return "disk full (no space left on device): "
-		},
-		remedy: func(e *env, err error) string {
-			dir := e.line.WorkTree
-			var pe *os.PathError
-			if errors.As(err, &pe) && filepath.IsAbs(pe.Path) {
-				dir = filepath.Dir(pe.Path)
-			}
-			if mount, free, ok := diskspace.FileSystemOf(dir); ok {
-				return fmt.Sprintf("free space on %s (the file system of %s; %d MB free now)", mount, dir, free>>20)
-			}
-			return "free space on the file system of " + dir
-		}},
-	{is: func(err error) bool {
-		var nw *txn.NotWritableError
-		return errors.As(err, &nw)
-	},
-		// Found before the transaction's first write.
-		cause: readOnlyCause,
-		remedy: func(_ *env, err error) string {
-			var nw *txn.NotWritableError
-			errors.As(err, &nw)
-			return "nothing was changed; " + makeWritable(nw.Path)
-		}},
-	{is: func(err error) bool { return errors.Is(err, syscall.EROFS) }, cause: readOnlyCause},
-	{is: func(err error) bool {
-		var pe *os.PathError
-		return errors.As(err, &pe) && (errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM))
-	},
-		cause: func(err error) string {
-			var pe *os.PathError
-			errors.As(err, &pe)
-			return pe.Path + " is not writable: "
-		},
-		remedy: func(_ *env, err error) string {
-			var pe *os.PathError
-			errors.As(err, &pe)
-			return makeWritable(pe.Path)
-		}},
-}
-
-func readOnlyCause(err error) string {
-	if errors.Is(err, syscall.EROFS) {
-		return "read-only file system: "
-	}
-	return ""
-}
-
-func makeWritable(path string) string {
-	return "make " + path + " writable (`chmod u+w`; an immutable file: `chattr -i`)"
-}
-
-// conditionOf returns the condition err is, or nil.
-func conditionOf(err error) *condition {
-	for i := range conditions {
-		if conditions[i].is(err) {
-			return &conditions[i]
-		}
-	}
-	return nil
-}
-
 // cause names, first, the system condition behind err when the message
 // would bury it: a full disk, a read-only file system, a permission.
 func cause(err error) string {
-	if c := conditionOf(err); c != nil && c.cause != nil {
-		return c.cause(err)
+	c, ok := cli.ConditionOf(err)
+	switch {
+	case !ok:
+		return ""
+	case c.Cond == cli.DiskFull:
+		if strings.HasPrefix(err.Error(), "disk full") {
+			return "" // said already
+		}
+		return "disk full (no space left on device): "
+	case c.ReadOnlyFS:
+		return "read-only file system: "
+	case c.Cond == cli.NotWritable && !c.Checked:
+		return c.Path + " is not writable: "
 	}
 	return ""
 }
@@ -260,9 +189,25 @@ func cause(err error) string {
 // remedy says, after an error a system condition caused, what to do about
 // it and the command to run then.
 func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
-	if c := conditionOf(err); e != nil && c != nil && c.remedy != nil {
-		fmt.Fprintf(stderr, "nomadfork %s: %s, then run %s\n", name, c.remedy(e, err), resumeCommand(e, name, rest))
+	c, ok := cli.ConditionOf(err)
+	if e == nil || !ok || c.Cond == cli.ReadOnly {
+		return
 	}
+	what := "make " + c.Path + " writable (`chmod u+w`; an immutable file: `chattr -i`)"
+	switch {
+	case c.Cond == cli.DiskFull:
+		dir := e.line.WorkTree
+		if c.Path != "" {
+			dir = filepath.Dir(c.Path)
+		}
+		what = "free space on the file system of " + dir
+		if mount, free, ok := diskspace.FileSystemOf(dir); ok {
+			what = fmt.Sprintf("free space on %s (the file system of %s; %d MB free now)", mount, dir, free>>20)
+		}
+	case c.Checked:
+		what = "nothing was changed; " + what
+	}
+	fmt.Fprintf(stderr, "nomadfork %s: %s, then run %s\n", name, what, resumeCommand(e, name, rest))
 }
 
 // resumeCommand is what goes on after an interrupted command, quoted:
