@@ -127,31 +127,12 @@ func resumeAfterStop(root, name string, args []string) string {
 	if err != nil {
 		return same
 	}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&e.lineName, "line", "", "")
-	onto := fs.String("onto", "", "")
-	newLine := fs.Bool("new-line", false, "")
-	// Only -line, -onto and -new-line matter: skip the other flags.
-	var known []string
-	for i := 0; i < len(args); i++ {
-		a := strings.TrimLeft(args[i], "-")
-		switch {
-		case a == "line" || a == "onto":
-			if i+1 < len(args) {
-				known = append(known, "-"+a, args[i+1])
-				i++
-			}
-		case a == "new-line" || strings.HasPrefix(a, "line=") || strings.HasPrefix(a, "onto="):
-			known = append(known, "-"+a)
-		}
-	}
-	if fs.Parse(known) != nil {
-		return same
-	}
+	// Only -line, -onto and -new-line matter.
+	v := cli.FlagValues(args, []string{"line", "onto"}, []string{"new-line"})
+	e.lineName = v["line"]
 	if name == "rebase" {
-		if *newLine && *onto != "" {
-			e.lineName = *onto
+		if v["new-line"] != "" && v["onto"] != "" {
+			e.lineName = v["onto"]
 		}
 		if e.useRebasingLine(context.Background()) != nil {
 			return same

@@ -318,3 +318,33 @@ func Parse(fs *flag.FlagSet, args []string, maxArgs int) error {
 	}
 	return nil
 }
+
+// FlagValues picks the flags named in values (-f v, -f=v) and bools (-f:
+// "true") out of a verb's command line, skipping every other argument:
+// for working out, without the verb's flag set, what a command line
+// selected.
+func FlagValues(args, values, bools []string) map[string]string {
+	has := func(names []string, n string) bool {
+		for _, m := range names {
+			if m == n {
+				return true
+			}
+		}
+		return false
+	}
+	v := map[string]string{}
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimLeft(args[i], "-")
+		name, val, eq := strings.Cut(a, "=")
+		switch {
+		case eq && has(values, name):
+			v[name] = val
+		case !eq && has(values, a) && i+1 < len(args):
+			v[a] = args[i+1]
+			i++
+		case !eq && has(bools, a):
+			v[a] = "true"
+		}
+	}
+	return v
+}

@@ -71,7 +71,9 @@ func testProgram(log *[]string) *Program[string] {
 			return func() { *log = append(*log, "release") }, nil
 		},
 		Recover: func(context.Context, string, bool) error { *log = append(*log, "recover"); return nil },
-		Report:  func(_ string, end End, _ io.Writer) { *log = append(*log, fmt.Sprintf("report %d %s", end.Kind, end.Verb)) },
+		Report: func(_ string, end End, _ io.Writer) {
+			*log = append(*log, fmt.Sprintf("report %d %s", end.Kind, end.Verb))
+		},
 	}
 	p.Register(Command[string]{Name: "locked", Lock: true, Run: func(_ context.Context, env string, args []string) error {
 		*log = append(*log, "run "+env)
@@ -112,5 +114,12 @@ func TestParseExtraArguments(t *testing.T) {
 	var u UsageError
 	if !errors.As(err, &u) || err.Error() != "unexpected arguments: b (see `help verb`)" {
 		t.Errorf("Parse: %v, want a usage error naming b and the help step", err)
+	}
+}
+
+func TestFlagValues(t *testing.T) {
+	got := FlagValues([]string{"-v", "-line", "v1.0.2", "--onto=v1.6.1", "x", "-new-line", "-force=true", "-line"}, []string{"line", "onto"}, []string{"new-line"})
+	if fmt.Sprint(got) != "map[line:v1.0.2 new-line:true onto:v1.6.1]" {
+		t.Errorf("FlagValues: %v", got)
 	}
 }
