@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
@@ -79,7 +78,7 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 	}
 	rep, err := e.session().DropProven(ctx, name, pr, func(target *pin.Pin, targetLine line.Line) rebase.Prover {
 		o := e.harnessOptions(target, "drop-verify", false)
-		o.Plain = filepath.Join(targetLine.Baselines, "client-"+target.Version()+".tsv")
+		o.Plain = harness.PlainBaseline(targetLine.Baselines, target.Version())
 		return func(ctx context.Context, base string, p series.Patch) (string, error) {
 			return harness.ProveUpstream(ctx, o, base, p)
 		}
