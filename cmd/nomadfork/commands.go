@@ -35,11 +35,11 @@ func visible() []command {
 	return out
 }
 
+// usage is help/usage.txt with the visible commands and their summaries.
 func usage() string {
 	var b strings.Builder
-	b.WriteString(usageHead)
 	for _, c := range visible() {
 		fmt.Fprintf(&b, "\t%-10s %s\n", c.Name, c.Summary)
 	}
-	return b.String() + usageTail
+	return strings.Replace(helpOf("usage"), "{Commands}", b.String(), 1)
 }

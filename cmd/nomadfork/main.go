@@ -20,32 +20,6 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
-const usageHead = `nomadfork maintains the nomad-client-fork patch series.
-
-Usage:
-
-	nomadfork [-C dir] <command> [flags]
-	nomadfork help <command>
-
-Commands:
-
-`
-
-const usageTail = `
-Flags:
-
-	-C dir     run in dir instead of the current directory
-
-Commands run in the repository's top directory (the one holding
-patches/default-line). Every command but sandbox works on one maintained
-line: -line <version> selects it (patches/<version>/ holds its pin, series
-and baselines; its work tree is lines/<version>/nomad), the default is the
-line patches/default-line names (its work tree is nomad/). apply, extract,
-rebase, drop and export change a series or a work tree; they (and check,
-status, baseline and contract, which share the scratch space) take a lock,
-out/nomadfork.lock, so only one runs at a time.
-`
-
 func main() {
 	prog.FirstSignal = testHookFirstSignal
 	prog.Main(os.Args[1:])
