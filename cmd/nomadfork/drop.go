@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
@@ -16,22 +16,8 @@ import (
 	"golang.org/x/mod/semver"
 )
 
-const helpDrop = `Records that upstream carries a patch in a different form (Upstream-Status:
-applied <version>, Applied-Upstream: <url>); the next rebase onto that
-version or later drops it. The version must be served and newer than the pin.
-When the line's work tree holds the series as last applied, the edited
-patch is applied there too, so the next extract keeps it (otherwise run
-apply before extract, which refuses to overwrite the edit).
-
-With -verify, while a rebase of the line is stopped at the patch: applies
-the patch's _test.go hunks without its production changes to the rebase's
-target in a scratch tree, runs its own tests there in the sandbox and, only
-if every one passes, drops the patch (the changelog entry names -pr, the
-version and the tests) and goes on with the rebase. Otherwise the rebase
-stays stopped at the patch.`
-
 func runDrop(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>] | <patch> -verify -pr <url>", helpDrop)
+	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>] | <patch> -verify -pr <url>")
 	applied := fs.String("applied-upstream", "", "the upstream `version` that carries the change")
 	pr := fs.String("pr", "", "the https `url` of the upstream pull request that carries it")
 	verify := fs.Bool("verify", false, "while a rebase of the line is stopped at the patch: prove that the rebase's target carries it (its own tests pass there without its production changes, in the sandbox), drop it and go on with the rebase")
@@ -40,22 +26,22 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := parseOnly(fs, args, 1); err != nil {
+	if err := cli.Parse(fs, args, 1); err != nil {
 		return err
 	}
 	if name == "" && fs.NArg() == 1 {
 		name = fs.Arg(0)
 	} else if fs.NArg() > 0 || name == "" {
-		return usageError{errors.New("give one patch, by file name or number")}
+		return usageError(errors.New("give one patch, by file name or number"))
 	}
 	if *pr != "" {
 		if u, err := url.Parse(*pr); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" {
-			return usageError{fmt.Errorf("-pr %q is not an https URL of a pull request", *pr)}
+			return usageError(fmt.Errorf("-pr %q is not an https URL of a pull request", *pr))
 		}
 	}
 	if *verify {
 		if *pr == "" || *applied != "" {
-			return usageError{errors.New("-verify takes -pr <url> and no -applied-upstream (the version is the rebase's target)")}
+			return usageError(errors.New("-verify takes -pr <url> and no -applied-upstream (the version is the rebase's target)"))
 		}
 		return dropVerified(ctx, e, name, *pr)
 	}
@@ -63,7 +49,7 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !semver.IsValid(*applied) {
-		return usageError{fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied)}
+		return usageError(fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied))
 	}
 	cur, err := e.loadPin()
 	if err != nil {
@@ -92,7 +78,7 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 	}
 	rep, err := e.session().DropProven(ctx, name, pr, func(target *pin.Pin, targetLine line.Line) rebase.Prover {
 		o := e.harnessOptions(target, "drop-verify", false)
-		o.Plain = filepath.Join(targetLine.Baselines, "client-"+target.Version()+".tsv")
+		o.Plain = harness.PlainBaseline(targetLine.Baselines, target.Version())
 		return func(ctx context.Context, base string, p series.Patch) (string, error) {
 			return harness.ProveUpstream(ctx, o, base, p)
 		}
@@ -107,6 +93,5 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 }
 
 func init() {
-	register(command{name: "drop", summary: "record that upstream carries a patch (Upstream-Status: applied v)",
-		help: helpDrop, run: runDrop, lock: true})
+	register(command{Name: "drop", Summary: "record that upstream carries a patch (Upstream-Status: applied v)", Run: runDrop, Lock: true})
 }

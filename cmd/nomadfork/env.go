@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
@@ -92,7 +91,7 @@ type adviceOut struct {
 func (e *env) useLine() error {
 	ln, err := e.layout.Get(e.lineName)
 	if errors.Is(err, line.ErrUnknown) {
-		return usageError{err}
+		return usageError(err)
 	}
 	if err != nil {
 		return err
@@ -130,31 +129,6 @@ func (e *env) lineArg() string {
 }
 
 func (e *env) loadPin() (*pin.Pin, error) { return pin.Load(e.line.Pin) }
-
-// fetchBase imports the pinned upstream into the work tree's repository.
-func (e *env) fetchBase(ctx context.Context, t *worktree.Tree) (*pin.Pin, string, error) {
-	p, err := e.loadPin()
-	if err != nil {
-		return nil, "", err
-	}
-	base, err := t.Fetch(ctx, p)
-	return p, base, err
-}
-
-// seriesAndBase returns the series and the pinned upstream commit,
-// fetching and importing it if needed: what check, apply and export start
-// from. An empty or missing series is refused unless allowEmpty is set.
-func (e *env) seriesAndBase(ctx context.Context, t *worktree.Tree, allowEmpty bool) ([]series.Patch, *pin.Pin, string, error) {
-	patches, err := series.Require(e.line.Dir, allowEmpty)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	p, base, err := e.fetchBase(ctx, t)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return patches, p, base, nil
-}
 
 // requireWorkTree returns the work tree, failing unless apply has made it.
 func (e *env) requireWorkTree(ctx context.Context) (*worktree.Tree, error) {

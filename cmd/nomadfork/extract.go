@@ -9,16 +9,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
-const helpExtract = `Writes nomad/'s commits since the upstream base (branch fork, checked out)
-back to patches/, byte-identically and only where bytes changed, in one
-transaction. It refuses to overwrite a patch file changed since nomadfork
-last wrote or applied it (apply first to keep the edit; -force discards
-it). When the numbering changes it prints every rename and rewrites the
-commits' Depends-On trailers to the new numbers (refusing when a patch
-depends on one that left the series).`
-
 func runExtract(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "extract", "[-force]", helpExtract)
+	fs := newFlags(e, "extract", "[-force]")
 	force := fs.Bool("force", false, "overwrite patch files changed since nomadfork last wrote or applied them")
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
@@ -66,6 +58,5 @@ func (e *env) renumberNotes(r *worktree.Renumbering) {
 }
 
 func init() {
-	register(command{name: "extract", summary: "write nomad/'s commits since the upstream base back to patches/",
-		help: helpExtract, run: runExtract, lock: true})
+	register(command{Name: "extract", Summary: "write nomad/'s commits since the upstream base back to patches/", Run: runExtract, Lock: true})
 }

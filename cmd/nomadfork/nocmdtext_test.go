@@ -88,7 +88,7 @@ func namesCommand(s string) bool {
 		if end >= 0 {
 			word, after = word[:end], word[end:]
 		}
-		isVerb := strings.HasPrefix(word, "%") || word == "help" || lookup(word) != nil
+		isVerb := strings.HasPrefix(word, "%") || word == "help" || prog.Lookup(word) != nil
 		if isVerb && (after == "" || after[0] == ' ' || after[0] == '`') {
 			return true
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
@@ -35,42 +36,30 @@ func (e *env) rebaser() *rebase.Rebaser { return e.session().Rebaser() }
 func (e *env) useRebasingLine(ctx context.Context) error {
 	err := e.session().Resume(ctx, e.lineName)
 	if errors.Is(err, line.ErrUnknown) {
-		return usageError{err}
+		return usageError(err)
 	}
 	return err
 }
 
-const helpRebase = `Moves a line's series onto a newer upstream: pins and imports the target,
-then applies each patch (cleanly, by 3-way merge, or dropped when upstream
-carries it). At a conflict it stops: resolve in the line's work tree, git
-add, then rebase -continue, or rebase -abort (with the same -line). The pin,
-the line's patches and CHANGELOG.md change only when it completes.
-
-Without -new-line the selected line moves: patches/<old>/ becomes
-patches/<new>/ (and its work tree moves with it). With -new-line the
-selected line stays as it is and a new line <new> is made from it, in a
-copy of its work tree at lines/<new>/nomad; continue or abort it with
--line <new>.`
-
 func runRebase(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "rebase", "-onto <version> [-new-line] | -continue | -abort", helpRebase)
+	fs := newFlags(e, "rebase", "-onto <version> [-new-line] | -continue | -abort")
 	onto := fs.String("onto", "", "move the series onto upstream `version`, such as v1.6.1")
 	newLine := fs.Bool("new-line", false, "with -onto, make a new line of the target version from the selected line, which stays as it is")
 	cont := fs.Bool("continue", false, "go on after resolving a conflict and staging it with 'git add', or after an interruption")
 	abort := fs.Bool("abort", false, "undo the rebase: restore the work tree (remove a new line's); pin, patches and CHANGELOG.md were never touched")
 	nested := upstream.NestedFlag{}
 	fs.Var(nested, "nested", "use `path@version` for a nested module (repeatable); default: targets.json, else the tag commit's pseudo-version")
-	if err := parseOnly(fs, args, 0); err != nil {
+	if err := cli.Parse(fs, args, 0); err != nil {
 		return err
 	}
 	if count(*onto != "", *cont, *abort) != 1 {
-		return usageError{errors.New("give exactly one of -onto <version>, -continue or -abort")}
+		return usageError(errors.New("give exactly one of -onto <version>, -continue or -abort"))
 	}
 	if *newLine && *onto == "" {
-		return usageError{errors.New("-new-line goes with -onto <version>")}
+		return usageError(errors.New("-new-line goes with -onto <version>"))
 	}
 	if *onto != "" && !semver.IsValid(*onto) {
-		return usageError{fmt.Errorf("-onto %q is not a version such as v1.6.1", *onto)}
+		return usageError(fmt.Errorf("-onto %q is not a version such as v1.6.1", *onto))
 	}
 	if *onto != "" {
 		if err := e.useLine(); err != nil {
@@ -104,9 +93,9 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 		var onLine *rebase.MoveOntoLineError
 		switch {
 		case errors.As(err, &onLine):
-			return usageError{err}
+			return usageError(err)
 		case errors.As(err, &exists):
-			return usageError{hint.Errorf("line %s exists already: move it with %s", *onto, hint.Step{Verb: "rebase", Args: []string{"-onto", "<version>"}, Line: *onto})}
+			return usageError(hint.Errorf("line %s exists already: move it with %s", *onto, hint.Step{Verb: "rebase", Args: []string{"-onto", "<version>"}, Line: *onto}))
 		case errors.As(err, &notNewer):
 			return fmt.Errorf("-onto %s is not newer than line %s", *onto, e.line.Name)
 		case errors.As(err, &left):
@@ -140,6 +129,5 @@ func (e *env) finishRebase(rep *rebase.Report) error {
 }
 
 func init() {
-	register(command{name: "rebase", summary: "move the series onto a newer upstream (-onto v, -continue, -abort)",
-		help: helpRebase, run: runRebase, lock: true})
+	register(command{Name: "rebase", Summary: "move the series onto a newer upstream (-onto v, -continue, -abort)", Run: runRebase, Lock: true})
 }

@@ -13,15 +13,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
-const helpStatus = `Read-only: tries the line's series against newer upstream versions in
-scratch trees and prints a table, a row per patch. Without -against: the
-versions in targets.json newer than the line's pin. -all-lines does so for
-every maintained line; with -markdown it prints a Markdown table per line,
-with -doc it writes them into docs/status.md between its status-per-line
-markers (make status-doc): the only file status writes.`
-
 func runStatus(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "status", "[-against v1.5.5,v1.5.6,v1.6.1] | -all-lines [-markdown | -doc]", helpStatus)
+	fs := newFlags(e, "status", "[-against v1.5.5,v1.5.6,v1.6.1] | -all-lines [-markdown | -doc]")
 	against := fs.String("against", "", "comma-separated upstream `versions` to try the series against (default: targets.json's newer than the pin)")
 	allLines := fs.Bool("all-lines", false, "every maintained line, each against targets.json's versions newer than its pin")
 	markdown := fs.Bool("markdown", false, "with -all-lines, print the status as Markdown, a table per line")
@@ -34,11 +27,11 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if (*markdown || *readme) && !*allLines {
-		return usageError{errors.New("-markdown and -doc go with -all-lines")}
+		return usageError(errors.New("-markdown and -doc go with -all-lines"))
 	}
 	if *allLines {
 		if *against != "" || e.lineName != "" {
-			return usageError{errors.New("-all-lines tries every line against targets.json's newer versions: no -against or -line")}
+			return usageError(errors.New("-all-lines tries every line against targets.json's newer versions: no -against or -line"))
 		}
 		return e.statusAllLines(ctx, targets, *markdown, *readme)
 	}
@@ -48,7 +41,7 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	}
 	versions, err := upstream.Versions(*against, targets, cur.Version())
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	patches, err := series.Require(e.line.Dir, false)
 	if err != nil {
@@ -101,6 +94,5 @@ func (e *env) statusAllLines(ctx context.Context, targets upstream.Targets, mark
 }
 
 func init() {
-	register(command{name: "status", summary: "read-only: how each patch fares against newer upstream versions (-all-lines -doc: into docs/status.md)",
-		help: helpStatus, run: runStatus, lock: true})
+	register(command{Name: "status", Summary: "read-only: how each patch fares against newer upstream versions (-all-lines -doc: into docs/status.md)", Run: runStatus, Lock: true})
 }

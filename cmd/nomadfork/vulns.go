@@ -12,32 +12,8 @@ import (
 
 const vulnsUsage = "[-pkgs patterns] [-o dir] [-doc] [-from govulncheck.json]"
 
-const vulnsHelp = `
-Scans the line's work tree (run apply first) for known vulnerabilities:
-govulncheck at symbol level against an offline database. Both are pinned in
-tools/vulns/go.mod (golang.org/x/vuln, golang.org/x/vulndb, and the Go
-toolchain the scan loads the code with, so the standard library's findings
-are those of the release the fork ships); go.sum holds their checksums, which
-the go command verifies. The first run builds the tools into
-out/vulns/tools/ and the database (vulndb's data/osv, indexed with its
-cmd/indexdb) into out/vulns/db/<version>/; later runs reuse them.
-
-Prints a table (ID, aliases, module, found -> fixed, reachable with the
-vulnerable symbol, baseline status) and one example trace per reachable
-finding; writes <o>/govulncheck.json (the scanner's stream) and
-<o>/vulns.json (the findings).
-
-The gate: patches/<line>/baseline/vulns-<line>.tsv lists what the line
-carries (open, with the reason), fixes (fixed:NNNN, a patch of the series)
-or is not affected by (not-affected), and every advisory of Nomad itself
-that affects the line's version. Exits 1 on a reachable finding not in the
-baseline, one the baseline says a patch fixes, a baseline entry no longer
-found (remove it: the baseline only shrinks) and an advisory of Nomad with
-no entry. -doc also writes docs/security/<line>.md from the baseline, the
-series and the scan (docs/vulns.md explains all of it).`
-
 func runVulns(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "vulns", vulnsUsage, vulnsHelp)
+	fs := newFlags(e, "vulns", vulnsUsage)
 	pkgs := fs.String("pkgs", ".", "the packages to scan, space-separated, relative to the work tree (default: the nomad binary's main package)")
 	out := fs.String("o", "", "output `dir` (default out/vulns/<line>)")
 	doc := fs.Bool("doc", false, "also write docs/security/<line>.md")
@@ -95,6 +71,5 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "vulns", summary: "govulncheck on the line's work tree against the pinned offline database; the baseline gate (-doc: docs/security/<line>.md)",
-		help: vulnsHelp, run: runVulns})
+	register(command{Name: "vulns", Summary: "govulncheck on the line's work tree against the pinned offline database; the baseline gate (-doc: docs/security/<line>.md)", Run: runVulns})
 }

@@ -215,3 +215,18 @@ func ShortCommit(commit string) string {
 	}
 	return c
 }
+
+// NewBuilder returns the Builder of the binaries of the work tree t, whose
+// pin is p, in dir: the nested modules of other upstream versions from
+// root's targets.json, the fork's version metadata from the changelog.
+func NewBuilder(t *worktree.Tree, p *pin.Pin, root, changelog, dir string, log io.Writer) (*Builder, error) {
+	targets, err := upstream.LoadTargets(filepath.Join(root, upstream.TargetsFile))
+	if err != nil {
+		return nil, err
+	}
+	release, err := build.ForkRelease(changelog, p.Version())
+	if err != nil {
+		return nil, err
+	}
+	return &Builder{Tree: t, Pin: p, Targets: targets, ForkRelease: release, Dir: dir, Log: log}, nil
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/verdict"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
@@ -398,4 +399,31 @@ func collect(ctx context.Context, log io.Writer, s *suite.Suite, groups [][]stri
 	}
 	fmt.Fprintf(log, "wrote %s: %d tests failing on upstream\n", file, len(out.Tests))
 	return nil
+}
+
+// LineOptions are the Options of a run on the work tree t of a line whose
+// series is in seriesDir and whose baselines are in baselines, pinned by
+// p: the baseline files of p's version, scratch space in scratch, sim/'s
+// module in sim and its copy against the version in out/sim/<version>.
+func LineOptions(t *worktree.Tree, p *pin.Pin, seriesDir, baselines, sim, out, scratch string, verbose bool, log io.Writer) Options {
+	return Options{
+		Tree:    t,
+		Scratch: filepath.Join(out, scratch),
+		Plain:   PlainBaseline(baselines, p.Version()),
+		Race:    filepath.Join(baselines, "client-race-"+p.Version()+".tsv"),
+		Revdeps: filepath.Join(baselines, "revdeps-"+p.Version()+".tsv"),
+		Series:  seriesDir,
+		Module:  p.Module.Path,
+		Version: p.Version(),
+		Sim:     sim,
+		SimMod:  filepath.Join(out, "sim", p.Version()),
+		Verbose: verbose,
+		Log:     log,
+	}
+}
+
+// PlainBaseline is the file in baselines of the tests of version that fail
+// without -race.
+func PlainBaseline(baselines, version string) string {
+	return filepath.Join(baselines, "client-"+version+".tsv")
 }

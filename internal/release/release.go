@@ -21,6 +21,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
@@ -50,6 +51,25 @@ type Options struct {
 	// release is staged before it is renamed into place.
 	Scratch string
 	Log     io.Writer
+}
+
+// LineOptions returns the Options of the release of a line from its work
+// tree's repository, its pin file, its series directory and the
+// changelog that names the fork release.
+func LineOptions(tree *git.Repo, pinFile, seriesDir, changelog, dist, scratch string, log io.Writer) (Options, error) {
+	p, err := pin.Load(pinFile)
+	if err != nil {
+		return Options{}, err
+	}
+	fork, err := build.ForkRelease(changelog, p.Version())
+	if err != nil {
+		return Options{}, err
+	}
+	patches, err := series.Require(seriesDir, true)
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{Tree: tree, Upstream: p.Version(), Fork: fork, Patches: patches, Dist: dist, Scratch: scratch, Log: log}, nil
 }
 
 // Version is the release's version: upstream's without the v, the fork
