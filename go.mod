@@ -6,6 +6,7 @@ require (
 	github.com/goreleaser/nfpm/v2 v2.45.2
 	github.com/prometheus/client_model v0.6.3
 	github.com/prometheus/common v0.73.1
+	github.com/rogpeppe/go-internal v1.16.0
 	golang.org/x/mod v0.43.0
 	golang.org/x/sys v0.50.0
 	gonum.org/v1/plot v0.17.0
@@ -58,6 +59,7 @@ require (
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
+	golang.org/x/tools v0.52.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )

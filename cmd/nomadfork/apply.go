@@ -8,16 +8,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
-const helpApply = `Downloads and verifies the pinned upstream, makes nomad/ hold it as branch
-upstream and applies patches/ on branch fork, one commit per patch. Commits
-that already match patches/ are kept, so a second run does nothing and an
-interrupted run resumes. It refuses to discard uncommitted changes,
-unexported commits or a stopped apply or rebase; -force discards them (a
-stopped rebase is aborted first). At a conflict it stops: resolve, git add,
-then apply -continue, or apply -abort.`
-
 func runApply(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "apply", "[-force | -continue | -abort] [-allow-empty]", helpApply)
+	fs := newFlags(e, "apply", "[-force | -continue | -abort] [-allow-empty]")
 	force := fs.Bool("force", false, "discard uncommitted changes, unexported commits and a stopped apply or rebase in nomad/")
 	cont := fs.Bool("continue", false, "resume a stopped apply after resolving the conflicts and staging them with 'git add'")
 	abort := fs.Bool("abort", false, "end a stopped apply, keeping the patches applied so far")
@@ -26,7 +18,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if n := count(*force, *cont, *abort); n > 1 {
-		return usageError{errors.New("-force, -continue and -abort exclude each other")}
+		return usageError(errors.New("-force, -continue and -abort exclude each other"))
 	}
 	t := e.tree
 	if *abort {
@@ -37,7 +29,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
-	patches, p, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
+	patches, p, base, err := t.SeriesAndBase(ctx, e.line.Dir, e.line.Pin, *allowEmpty)
 	if err != nil {
 		return err
 	}
@@ -62,6 +54,5 @@ func count(bs ...bool) (n int) {
 }
 
 func init() {
-	register(command{name: "apply", summary: "download and verify the pinned upstream, make nomad/ and apply patches/",
-		help: helpApply, run: runApply, lock: true})
+	register(command{Name: "apply", Summary: "download and verify the pinned upstream, make nomad/ and apply patches/", Run: runApply, Lock: true})
 }

@@ -6,11 +6,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 )
 
-const helpBaseline = `Runs the suites of nomadfork test on unpatched upstream and writes the
-baselines: the union of the failures of -runs runs (-revdeps: of revdeps -run).`
-
 func runBaseline(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "baseline", "[-v] [-race-only | -plain-only | -revdeps] [-runs n] [-keep]", helpBaseline)
+	fs := newFlags(e, "baseline", "[-v] [-race-only | -plain-only | -revdeps] [-runs n] [-keep]")
 	verbose := fs.Bool("v", false, "print every test's output")
 	raceOnly := fs.Bool("race-only", false, "only refresh the race baseline (the packages the series touches, with -race)")
 	plainOnly := fs.Bool("plain-only", false, "only refresh the baseline without -race")
@@ -20,15 +17,14 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
-	p, base, err := e.fetchBase(ctx, e.tree)
+	p, base, err := e.tree.FetchPinned(ctx, e.line.Pin)
 	if err != nil {
 		return err
 	}
 	return harness.Baseline(ctx, e.harnessOptions(p, "baseline", *verbose), harness.BaselineOptions{Base: base, Module: p.Module.String(), Runs: *runs,
-		Keep: *keep, RaceOnly: *raceOnly, PlainOnly: *plainOnly, Revdeps: *revdeps})
+		Keep: *keep, RaceOnly: *raceOnly, PlainOnly: *plainOnly, Revdeps: *revdeps, MadeBy: "`nomadfork baseline`", UsedBy: "`nomadfork test`"})
 }
 
 func init() {
-	register(command{name: "baseline", summary: "run the same tests on unpatched upstream and write the baselines",
-		help: helpBaseline, run: runBaseline, lock: true})
+	register(command{Name: "baseline", Summary: "run the same tests on unpatched upstream and write the baselines", Run: runBaseline, Lock: true})
 }

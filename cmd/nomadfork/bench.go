@@ -10,17 +10,8 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/bench"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
-
-const helpBench = `Measures the workload suite on real clusters in the sandbox, for unpatched
-upstream, the fork, the newer reference and each -variant, on each
--topology, in interleaved rounds: the workload's latency figure,
-Node.UpdateAlloc RPCs, Raft applies and the servers' CPU, as medians and
-ratios against unpatched upstream. Figures are reported, never asserted.
--from renders a recorded bench.json again. See docs/bench.md.`
 
 const benchUsage = "[-quick] [-workload list] [-topology single,multi] [-n workload=N,...] [-r rounds] [-versions list] [-variant name=path]... [-o dir] | -from bench.json"
 
@@ -28,7 +19,7 @@ const benchUsage = "[-quick] [-workload list] [-topology single,multi] [-n workl
 // rounds; the options and the round loop live in package bench.
 func runBench(ctx context.Context, e *env, args []string) error {
 	var cfg bench.Config
-	given, err := e.parseExperiment("bench", args, cfg.Flags, benchUsage, helpBench)
+	given, err := e.parseExperiment("bench", args, cfg.Flags, benchUsage)
 	if err != nil {
 		return err
 	}
@@ -48,7 +39,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	base := p.Version()
 	labels, resultsDir, err := cfg.Resolve(given, base)
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 
 	bins, err := e.benchBinaries(ctx, p, cfg.Out, labels, cfg.Variants)
@@ -91,15 +82,10 @@ func (e *env) benchBinaries(ctx context.Context, p *pin.Pin, dir string, labels 
 	if err != nil {
 		return nil, err
 	}
-	targets, err := upstream.LoadTargets(filepath.Join(e.root, upstream.TargetsFile))
+	b, err := experiment.NewBuilder(t, p, e.root, e.log, dir, e.stdout)
 	if err != nil {
 		return nil, err
 	}
-	release, err := build.ForkRelease(e.log, p.Version())
-	if err != nil {
-		return nil, err
-	}
-	b := &experiment.Builder{Tree: t, Pin: p, Targets: targets, ForkRelease: release, Dir: dir, Log: e.stdout}
 	return b.Binaries(ctx, labels, variants)
 }
 
@@ -110,8 +96,8 @@ func commandLine(verb string, args []string) string {
 
 // parseExperiment parses an experiment verb's flags, which flags declares
 // with -o defaulting to out/<name>, and returns the flags given.
-func (e *env) parseExperiment(name string, args []string, flags func(fs *flag.FlagSet, out string), synopsis string, help ...string) (map[string]bool, error) {
-	fs := newFlags(e, name, synopsis, help...)
+func (e *env) parseExperiment(name string, args []string, flags func(fs *flag.FlagSet, out string), synopsis string) (map[string]bool, error) {
+	fs := newFlags(e, name, synopsis)
 	flags(fs, filepath.Join(e.out, name))
 	if err := e.parse(fs, args, 0); err != nil {
 		return nil, err
@@ -120,9 +106,7 @@ func (e *env) parseExperiment(name string, args []string, flags func(fs *flag.Fl
 }
 
 func init() {
-	register(command{name: "bench", summary: "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)",
-		help: helpBench, run: runBench})
-	register(command{name: bench.RunArg, summary: "one bench scenario, inside the sandbox",
-		help:  "Runs one bench scenario inside the sandbox (bench re-executes the tool\nwith it) and prints its result as one line of JSON on stdout.",
-		entry: bench.ScenarioMain})
+	register(command{Name: "bench", Summary: "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)", Run: runBench})
+	register(command{Name: bench.RunArg, Summary: "one bench scenario, inside the sandbox",
+		Entry: bench.ScenarioMain})
 }

@@ -13,15 +13,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
-const helpBuild = `Builds bin/nomad from nomad/ like upstream's official release: -tags
-ui,release (the web UI), CGO_ENABLED=1, -trimpath, with the pinned Go
-toolchain through GOTOOLCHAIN (downloaded from the module proxy when
-missing), stamped with the fork release from CHANGELOG.md and the work
-tree's revision and commit time. -check-ui then starts a dev agent of it in
-the sandbox and checks that /ui/ serves the web UI.`
-
 func runBuild(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "build", "[-o file] [-check-ui] [-tree dir -test -metadata m]", helpBuild)
+	fs := newFlags(e, "build", "[-o file] [-check-ui] [-tree dir -test -metadata m]")
 	out := fs.String("o", filepath.Join(e.bin, "nomad"), "write the binary to `file`")
 	checkUI := fs.Bool("check-ui", false, "then start a dev agent of the binary in the sandbox and check that /ui/ serves the web UI")
 	tree := fs.String("tree", "", "build the nomad tree in `dir` (such as a bench variant's linked work tree, scripts/build-variant.sh) instead of the line's work tree")
@@ -44,25 +37,12 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	meta := *metadata
-	if meta == "" {
-		if meta, err = build.ForkRelease(e.log, p.Version()); err != nil {
-			return err
-		}
-	}
 	profile := build.Release
 	if *testProfile {
 		profile = build.Test
 	}
-	stamp, err := build.StampOf(ctx, repo, meta)
-	if err != nil {
-		return err
-	}
-	what := fmt.Sprintf("building %s (Nomad %s+%s, revision %s, %s build)", *out, p.Version(), meta, stamp.Revision, profile.Name)
-	err = progress.Step(e.stdout, what, func() error {
-		return profile.Build(ctx, repo.Dir, *out, stamp, build.Host())
-	})
-	if err != nil {
+	job := build.Job{Repo: repo, Out: *out, Upstream: p.Version(), Metadata: *metadata, Changelog: e.log, Profile: profile, Log: e.stdout}
+	if err := job.Run(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "built %s (%s); `nomadfork sandbox -- %s version` prints the version (run Nomad code only in the sandbox)\n", *out, profile.ID(), *out)
@@ -88,6 +68,5 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "build", summary: "build bin/nomad from nomad/ like upstream's release, stamped with the fork release",
-		help: helpBuild, run: runBuild})
+	register(command{Name: "build", Summary: "build bin/nomad from nomad/ like upstream's release, stamped with the fork release", Run: runBuild})
 }

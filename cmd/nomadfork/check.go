@@ -10,14 +10,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/check"
 )
 
-const helpCheck = `Lints patch metadata, applies every patch exactly (no offset) in a scratch
-tree, compares its re-export byte for byte, builds and vets every prefix of
-the series, and applies (plain git am), builds and vets every patch on the
-base plus exactly its Depends-On patches. It leaves nomad/'s files and
-branches alone (it imports the pinned upstream into its repository).`
-
 func runCheck(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "check", "[-no-build | -tip-only] [-allow-empty] [-tests [-v]]", helpCheck)
+	fs := newFlags(e, "check", "[-no-build | -tip-only] [-allow-empty] [-tests [-v]]")
 	noBuild := fs.Bool("no-build", false, "skip building and vetting every prefix of the series and every patch on its dependencies")
 	tipOnly := fs.Bool("tip-only", false, "build and vet only the whole series, not every prefix nor each patch on its dependencies (make test, on the lines other than the default one)")
 	allowEmpty := fs.Bool("allow-empty", false, "accept an empty or missing patches/")
@@ -27,10 +21,10 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if *noBuild && *tipOnly {
-		return usageError{errors.New("-no-build and -tip-only exclude each other")}
+		return usageError(errors.New("-no-build and -tip-only exclude each other"))
 	}
 	t := e.tree
-	patches, p, base, err := e.seriesAndBase(ctx, t, *allowEmpty)
+	patches, p, base, err := t.SeriesAndBase(ctx, e.line.Dir, e.line.Pin, *allowEmpty)
 	if err != nil {
 		return err
 	}
@@ -54,6 +48,5 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "check", summary: "lint; apply exactly, build and vet every prefix and each patch on its Depends-On",
-		help: helpCheck, run: runCheck, lock: true})
+	register(command{Name: "check", Summary: "lint; apply exactly, build and vet every prefix and each patch on its Depends-On", Run: runCheck, Lock: true})
 }

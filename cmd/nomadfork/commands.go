@@ -1,34 +1,16 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 )
 
 // A command is a verb of nomadfork. Each verb's file registers its
-// command in an init func; usage lists them in verbOrder.
-type command struct {
-	name, summary string
-	// help is the long help `nomadfork help <name>` prints below the
-	// usage line.
-	help string
-	run  func(ctx context.Context, env *env, args []string) error
-	// lock: the command takes the tool's lock.
-	lock bool
-	// entry, for a hidden verb, is its whole program: nomadfork runs it
-	// before anything else (no flags, no signal handling), as the
-	// sandbox's init or an experiment's process inside the sandbox.
-	entry func(args []string, stdout, stderr io.Writer) int
-}
-
-// hidden reports whether c is an internal entry point, left out of the
-// usage and the command reference.
-func (c *command) hidden() bool { return c.entry != nil }
-
-// commands is the command table, filled by register.
-var commands []command
+// command in an init func; usage lists them in verbOrder. Its long help
+// is help/<name>.txt.
+type command = cli.Command[*env]
 
 // verbOrder is the order in which usage lists the visible verbs.
 var verbOrder = []string{
@@ -36,39 +18,28 @@ var verbOrder = []string{
 	"rebase", "drop", "status", "export", "sandbox", "bench", "faults", "vulns", "scale",
 }
 
-// register adds c to the command table.
+// register adds c, with its long help, to the command table.
 func register(c command) {
-	if lookup(c.name) != nil {
-		panic("nomadfork: command " + c.name + " registered twice")
-	}
-	commands = append(commands, c)
+	c.Help = helpOf(c.Name)
+	prog.Register(c)
 }
 
 // visible returns the commands usage lists, in verbOrder.
 func visible() []command {
 	var out []command
 	for _, name := range verbOrder {
-		if c := lookup(name); c != nil && !c.hidden() {
+		if c := prog.Lookup(name); c != nil && !c.Hidden() {
 			out = append(out, *c)
 		}
 	}
 	return out
 }
 
+// usage is help/usage.txt with the visible commands and their summaries.
 func usage() string {
 	var b strings.Builder
-	b.WriteString(usageHead)
 	for _, c := range visible() {
-		fmt.Fprintf(&b, "\t%-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(&b, "\t%-10s %s\n", c.Name, c.Summary)
 	}
-	return b.String() + usageTail
-}
-
-func lookup(name string) *command {
-	for i := range commands {
-		if commands[i].name == name {
-			return &commands[i]
-		}
-	}
-	return nil
+	return strings.Replace(helpOf("usage"), "{Commands}", b.String(), 1)
 }

@@ -35,7 +35,7 @@ func commandsDoc(t *testing.T, root string) string {
 	b.WriteString("`go test ./cmd/nomadfork` (so CI) fails when this file is stale.\n\n")
 	fmt.Fprintf(&b, "```\n%s\n```\n", helpOf("help"))
 	for _, c := range visible() {
-		fmt.Fprintf(&b, "\n## %s\n\n%s.\n\n```\n%s\n```\n", c.name, c.summary, helpOf("help", c.name))
+		fmt.Fprintf(&b, "\n## %s\n\n%s.\n\n```\n%s\n```\n", c.Name, c.Summary, helpOf("help", c.Name))
 	}
 	return b.String()
 }
@@ -47,20 +47,20 @@ func TestCommandsDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range commands {
-		if strings.TrimSpace(c.help) == "" || strings.TrimSpace(c.summary) == "" {
-			t.Errorf("command %s has no summary or long help in the command table", c.name)
+	for _, c := range prog.Commands() {
+		if strings.TrimSpace(c.Help) == "" || strings.TrimSpace(c.Summary) == "" {
+			t.Errorf("command %s has no summary or long help in the command table", c.Name)
 		}
-		if c.hidden() {
+		if c.Hidden() {
 			continue
 		}
 		var out bytes.Buffer
-		run(context.Background(), []string{"-C", root, "help", c.name}, &out, &out)
-		if !strings.Contains(out.String(), strings.TrimSpace(c.help)) {
-			t.Errorf("nomadfork help %s does not print the long help its table entry holds", c.name)
+		run(context.Background(), []string{"-C", root, "help", c.Name}, &out, &out)
+		if !strings.Contains(out.String(), strings.TrimSpace(c.Help)) {
+			t.Errorf("nomadfork help %s does not print the long help its table entry holds", c.Name)
 		}
 		if lines := strings.Count(strings.TrimSpace(out.String()), "\n"); lines < 2 {
-			t.Errorf("nomadfork help %s: %d lines of help, want a usage line and a description", c.name, lines+1)
+			t.Errorf("nomadfork help %s: %d lines of help, want a usage line and a description", c.Name, lines+1)
 		}
 	}
 	want := commandsDoc(t, root)
@@ -84,24 +84,24 @@ func TestCommandTable(t *testing.T) {
 	for _, name := range verbOrder {
 		listed[name]++
 	}
-	for _, c := range commands {
+	for _, c := range prog.Commands() {
 		switch {
-		case c.hidden():
-			if c.run != nil || listed[c.name] > 0 {
-				t.Errorf("hidden verb %s has a handler or is in the usage", c.name)
+		case c.Hidden():
+			if c.Run != nil || listed[c.Name] > 0 {
+				t.Errorf("hidden verb %s has a handler or is in the usage", c.Name)
 			}
-		case c.run == nil:
-			t.Errorf("verb %s has no handler", c.name)
-		case listed[c.name] != 1:
-			t.Errorf("verb %s is listed %d times in verbOrder, want once", c.name, listed[c.name])
+		case c.Run == nil:
+			t.Errorf("verb %s has no handler", c.Name)
+		case listed[c.Name] != 1:
+			t.Errorf("verb %s is listed %d times in verbOrder, want once", c.Name, listed[c.Name])
 		}
-		delete(listed, c.name)
+		delete(listed, c.Name)
 	}
 	for name := range listed {
 		t.Errorf("verbOrder lists %s, which no file registers", name)
 	}
 	for _, hidden := range []string{sandbox.InitArg, bench.RunArg, faults.RunArg, scale.RunArg, release.UICheckArg} {
-		if c := lookup(hidden); c == nil || !c.hidden() {
+		if c := prog.Lookup(hidden); c == nil || !c.Hidden() {
 			t.Errorf("hidden verb %s is not in the command table", hidden)
 		}
 	}

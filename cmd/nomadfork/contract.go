@@ -6,11 +6,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 )
 
-const helpContract = `Runs upstream's unchanged tests of the packages whose _test.go files the
-series modifies on the patched code, sandboxed (Changes-Test names exempt).`
-
 func runContract(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "contract", "[-v] [-retry=false] [-keep]", helpContract)
+	fs := newFlags(e, "contract", "[-v] [-retry=false] [-keep]")
 	verbose := fs.Bool("v", false, "print every test's output, not only failures")
 	retry := fs.Bool("retry", true, "run each failed test once more, then on unpatched upstream, before it counts")
 	keep := fs.Bool("keep", false, "keep the contract tree in out/contract/nomad for inspection")
@@ -25,6 +22,5 @@ func runContract(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "contract", summary: "run upstream's unchanged tests of the packages the series changes on the patched code",
-		help: helpContract, run: runContract, lock: true})
+	register(command{Name: "contract", Summary: "run upstream's unchanged tests of the packages the series changes on the patched code", Run: runContract, Lock: true})
 }

@@ -5,32 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"path/filepath"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 	"golang.org/x/mod/semver"
 )
 
-const helpDrop = `Records that upstream carries a patch in a different form (Upstream-Status:
-applied <version>, Applied-Upstream: <url>); the next rebase onto that
-version or later drops it. The version must be served and newer than the pin.
-When the line's work tree holds the series as last applied, the edited
-patch is applied there too, so the next extract keeps it (otherwise run
-apply before extract, which refuses to overwrite the edit).
-
-With -verify, while a rebase of the line is stopped at the patch: applies
-the patch's _test.go hunks without its production changes to the rebase's
-target in a scratch tree, runs its own tests there in the sandbox and, only
-if every one passes, drops the patch (the changelog entry names -pr, the
-version and the tests) and goes on with the rebase. Otherwise the rebase
-stays stopped at the patch.`
-
 func runDrop(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>] | <patch> -verify -pr <url>", helpDrop)
+	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>] | <patch> -verify -pr <url>")
 	applied := fs.String("applied-upstream", "", "the upstream `version` that carries the change")
 	pr := fs.String("pr", "", "the https `url` of the upstream pull request that carries it")
 	verify := fs.Bool("verify", false, "while a rebase of the line is stopped at the patch: prove that the rebase's target carries it (its own tests pass there without its production changes, in the sandbox), drop it and go on with the rebase")
@@ -39,22 +26,22 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := parseOnly(fs, args, 1); err != nil {
+	if err := cli.Parse(fs, args, 1); err != nil {
 		return err
 	}
 	if name == "" && fs.NArg() == 1 {
 		name = fs.Arg(0)
 	} else if fs.NArg() > 0 || name == "" {
-		return usageError{errors.New("give one patch, by file name or number")}
+		return usageError(errors.New("give one patch, by file name or number"))
 	}
 	if *pr != "" {
 		if u, err := url.Parse(*pr); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" {
-			return usageError{fmt.Errorf("-pr %q is not an https URL of a pull request", *pr)}
+			return usageError(fmt.Errorf("-pr %q is not an https URL of a pull request", *pr))
 		}
 	}
 	if *verify {
 		if *pr == "" || *applied != "" {
-			return usageError{errors.New("-verify takes -pr <url> and no -applied-upstream (the version is the rebase's target)")}
+			return usageError(errors.New("-verify takes -pr <url> and no -applied-upstream (the version is the rebase's target)"))
 		}
 		return dropVerified(ctx, e, name, *pr)
 	}
@@ -62,65 +49,24 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !semver.IsValid(*applied) {
-		return usageError{fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied)}
-	}
-	t := e.tree
-	if err := t.Require(ctx, worktree.Need{Verb: "drop", NoOp: true}); err != nil {
-		return err
-	}
-	if err := refuseUnextracted(ctx, e); err != nil {
-		return err
+		return usageError(fmt.Errorf("-applied-upstream %q is not a version such as v1.6.0", *applied))
 	}
 	cur, err := e.loadPin()
 	if err != nil {
 		return err
 	}
-	patch, err := rebase.Drop(ctx, cur, e.patches, name, *applied, *pr)
+	d, err := rebase.DropInTree(ctx, e.tree, cur, e.line.Dir, name, *applied, *pr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s: Upstream-Status: applied %s; the next rebase onto %s or later drops it\n", patch.Name, *applied, *applied)
-	return e.reapply(ctx, patch.Name)
-}
-
-// refuseUnextracted refuses a verb that edits a patch file while the work
-// tree holds commits not in patches/: the file's edit and the commits
-// could then each be kept only by discarding the other (apply and extract
-// would each advise the other).
-func refuseUnextracted(ctx context.Context, e *env) error {
-	patches, ok, err := e.treeSeries(ctx)
-	if !ok {
-		return err
+	fmt.Fprintf(e.stdout, "%s: Upstream-Status: applied %s; the next rebase onto %s or later drops it\n", d.Patch.Name, *applied, *applied)
+	switch {
+	case d.Applied:
+		fmt.Fprintf(e.stdout, "applied the edited %s to %s, so extract keeps it\n", d.Patch.Name, e.relWorkTree())
+	case d.Tree:
+		fmt.Fprintf(e.stdout, "note: %s does not hold the series as last applied, so %s is not applied there yet; run %s before the next extract (until then extract refuses to overwrite %s)\n",
+			e.relWorkTree(), d.Patch.Name, e.run("apply"), d.Patch.Name)
 	}
-	lost, err := e.tree.Unexported(ctx, patches)
-	if err != nil || len(lost) == 0 {
-		return err
-	}
-	return &worktree.RefusalError{
-		What:  e.relWorkTree() + " has commits that patches/ does not hold yet:",
-		Items: lost,
-		Hint:  fmt.Sprintf("run `nomadfork extract%s` first (or `nomadfork apply -force%s` to discard them), then drop again", e.lineArg(), e.lineArg()),
-	}
-}
-
-// reapply applies the series again after a verb edited the patch file
-// name, when the work tree holds the series as last applied or extracted,
-// so that the next extract keeps the edit. Otherwise it says what to run.
-func (e *env) reapply(ctx context.Context, name string) error {
-	patches, ok, err := e.treeSeries(ctx)
-	if !ok {
-		return err
-	}
-	applied, err := e.tree.Reapply(ctx, patches)
-	if err != nil {
-		return err
-	}
-	if !applied {
-		fmt.Fprintf(e.stdout, "note: %s does not hold the series as last applied, so %s is not applied there yet; run `nomadfork apply%s` before the next extract (until then extract refuses to overwrite %s)\n",
-			e.relWorkTree(), name, e.lineArg(), name)
-		return nil
-	}
-	fmt.Fprintf(e.stdout, "applied the edited %s to %s, so extract keeps it\n", name, e.relWorkTree())
 	return nil
 }
 
@@ -130,54 +76,22 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 	if err := e.useRebasingLine(ctx); err != nil {
 		return err
 	}
-	e.rebasing = e.line.Name
-	r := e.rebaser()
-	target, err := r.Target(ctx)
-	if err != nil {
-		if errors.Is(err, rebase.ErrNoRebase) {
-			return fmt.Errorf("drop -verify drops the patch a rebase stopped at, and no rebase of line %s is in progress: start one with `nomadfork rebase -onto <version>`", e.line.Name)
+	rep, err := e.session().DropProven(ctx, name, pr, func(target *pin.Pin, targetLine line.Line) rebase.Prover {
+		o := e.harnessOptions(target, "drop-verify", false)
+		o.Plain = harness.PlainBaseline(targetLine.Baselines, target.Version())
+		return func(ctx context.Context, base string, p series.Patch) (string, error) {
+			return harness.ProveUpstream(ctx, o, base, p)
 		}
-		return err
-	}
-	patches, err := series.List(e.patchesOfRebase(ctx))
-	if err != nil {
-		return err
-	}
-	targetLine, err := e.layout.At(target.Version())
-	if err != nil {
-		return err
-	}
-	o := e.harnessOptions(target, "drop-verify", false)
-	o.Plain = filepath.Join(targetLine.Baselines, "client-"+target.Version()+".tsv")
-	prove := func(ctx context.Context, base string, p series.Patch) (string, error) {
-		return harness.ProveUpstream(ctx, o, base, p)
-	}
-	rep, err := r.DropProven(ctx, name, pr, prove, patches)
+	})
 	if err != nil {
 		return err
 	}
 	if rep.Stopped != nil {
-		return e.stopError(rep.Stopped)
+		return rep.Stopped.StopError()
 	}
 	return e.finishRebase(rep)
 }
 
 func init() {
-	register(command{name: "drop", summary: "record that upstream carries a patch (Upstream-Status: applied v)",
-		help: helpDrop, run: runDrop, lock: true})
-}
-
-// treeSeries returns the line's patches when its work tree exists as a
-// git repository; ok is false (and err says why, if anything failed)
-// when there is no work tree to act on.
-func (e *env) treeSeries(ctx context.Context) (patches []series.Patch, ok bool, err error) {
-	t := e.tree
-	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return nil, false, ctx.Err()
-	}
-	patches, err = series.List(e.patches)
-	if err != nil {
-		return nil, false, err
-	}
-	return patches, true, nil
+	register(command{Name: "drop", Summary: "record that upstream carries a patch (Upstream-Status: applied v)", Run: runDrop, Lock: true})
 }

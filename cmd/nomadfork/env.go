@@ -9,9 +9,9 @@ import (
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
@@ -24,17 +24,13 @@ type env struct {
 	log    string // CHANGELOG.md
 	layout line.Layout
 
-	// The selected line (-line, else the default line): set by useLine.
+	// The selected line (-line, else the default line), set by useLine,
+	// and its work tree.
 	lineName string // what -line said; empty: the default line
 	line     line.Line
-	pinFile  string // patches/<line>/upstream.json
-	patches  string // patches/<line>/
-	workTree string // nomad/ or lines/<line>/nomad
-	baseline string // patches/<line>/baseline/
 	tree     *worktree.Tree
-	// making: the selected line is being made by a stopped rebase
-	// -new-line (it has a work tree, but no files yet).
-	making bool
+	// rebase is the rebase session of the line, once a verb used it.
+	rebase *rebase.Session
 	// rebasing names the line a rebase works on, for the resume command.
 	rebasing string
 
@@ -72,29 +68,22 @@ func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 	return e, nil
 }
 
-// setLine points the env's line fields at ln.
+// setLine selects ln.
 func (e *env) setLine(ln line.Line) {
 	e.line = ln
-	e.pinFile = ln.Pin
-	e.patches = ln.Dir
-	e.baseline = ln.Baselines
-	e.workTree = ln.WorkTree
-	e.tree = &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: adviceWriter{e, e.stdout}}
+	e.tree = e.treeOf(ln)
 }
 
-// adviceWriter adds -line to the commands the output it writes advises,
-// as withLine does: the internal packages advise commands for the
-// default line.
-type adviceWriter struct {
-	e *env
-	w io.Writer
+// treeOf returns the work tree of ln, writing to stdout.
+func (e *env) treeOf(ln line.Line) *worktree.Tree {
+	return &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: adviceOut{e.stdout, advice{e}}}
 }
 
-func (a adviceWriter) Write(b []byte) (int, error) {
-	if _, err := io.WriteString(a.w, withLine(a.e, string(b))); err != nil {
-		return 0, err
-	}
-	return len(b), nil
+// adviceOut is an output the internal packages write their advice
+// to (hint.Fprint): it renders the advice for the selected line.
+type adviceOut struct {
+	io.Writer
+	advice
 }
 
 // useLine selects the line -line named (the default line if none): an
@@ -102,7 +91,7 @@ func (a adviceWriter) Write(b []byte) (int, error) {
 func (e *env) useLine() error {
 	ln, err := e.layout.Get(e.lineName)
 	if errors.Is(err, line.ErrUnknown) {
-		return usageError{err}
+		return usageError(err)
 	}
 	if err != nil {
 		return err
@@ -114,18 +103,18 @@ func (e *env) useLine() error {
 // relWorkTree is the line's work tree relative to the repository, with a
 // trailing slash: nomad/ or lines/<line>/nomad/.
 func (e *env) relWorkTree() string {
-	rel, err := filepath.Rel(e.root, e.workTree)
+	rel, err := filepath.Rel(e.root, e.line.WorkTree)
 	if err != nil {
-		return e.workTree + "/"
+		return e.line.WorkTree + "/"
 	}
 	return rel + "/"
 }
 
 // relPatches is the line's directory relative to the repository.
 func (e *env) relPatches() string {
-	rel, err := filepath.Rel(e.root, e.patches)
+	rel, err := filepath.Rel(e.root, e.line.Dir)
 	if err != nil {
-		return e.patches
+		return e.line.Dir
 	}
 	return rel
 }
@@ -139,32 +128,7 @@ func (e *env) lineArg() string {
 	return " -line " + e.line.Name
 }
 
-func (e *env) loadPin() (*pin.Pin, error) { return pin.Load(e.pinFile) }
-
-// fetchBase imports the pinned upstream into the work tree's repository.
-func (e *env) fetchBase(ctx context.Context, t *worktree.Tree) (*pin.Pin, string, error) {
-	p, err := e.loadPin()
-	if err != nil {
-		return nil, "", err
-	}
-	base, err := t.Fetch(ctx, p)
-	return p, base, err
-}
-
-// seriesAndBase returns the series and the pinned upstream commit,
-// fetching and importing it if needed: what check, apply and export start
-// from. An empty or missing series is refused unless allowEmpty is set.
-func (e *env) seriesAndBase(ctx context.Context, t *worktree.Tree, allowEmpty bool) ([]series.Patch, *pin.Pin, string, error) {
-	patches, err := series.Require(e.patches, allowEmpty)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	p, base, err := e.fetchBase(ctx, t)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return patches, p, base, nil
-}
+func (e *env) loadPin() (*pin.Pin, error) { return pin.Load(e.line.Pin) }
 
 // requireWorkTree returns the work tree, failing unless apply has made it.
 func (e *env) requireWorkTree(ctx context.Context) (*worktree.Tree, error) {

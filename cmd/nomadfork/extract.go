@@ -9,22 +9,14 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
-const helpExtract = `Writes nomad/'s commits since the upstream base (branch fork, checked out)
-back to patches/, byte-identically and only where bytes changed, in one
-transaction. It refuses to overwrite a patch file changed since nomadfork
-last wrote or applied it (apply first to keep the edit; -force discards
-it). When the numbering changes it prints every rename and rewrites the
-commits' Depends-On trailers to the new numbers (refusing when a patch
-depends on one that left the series).`
-
 func runExtract(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "extract", "[-force]", helpExtract)
+	fs := newFlags(e, "extract", "[-force]")
 	force := fs.Bool("force", false, "overwrite patch files changed since nomadfork last wrote or applied them")
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
 	t := e.tree
-	changes, renum, err := t.Extract(ctx, e.patches, worktree.ExtractOptions{Force: *force, Txn: filepath.Join(e.root, line.PatchesDir)})
+	changes, renum, err := t.Extract(ctx, e.line.Dir, worktree.ExtractOptions{Force: *force, Txn: filepath.Join(e.root, line.PatchesDir)})
 	if err != nil {
 		return err
 	}
@@ -36,7 +28,7 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "%-9s %s\n", c.Action, name)
 	}
 	if len(changes) == 0 {
-		fmt.Fprintln(e.stdout, "the series is empty: nomad/ has no commits after the upstream base")
+		fmt.Fprintf(e.stdout, "the series is empty: %s has no commits after the upstream base\n", e.relWorkTree())
 	}
 	e.renumberNotes(renum)
 	return nil
@@ -60,12 +52,11 @@ func (e *env) renumberNotes(r *worktree.Renumbering) {
 			now = "has left the series"
 		}
 		fmt.Fprintf(e.stderr, "nomadfork extract: warning: %s is new to the series and keeps `Depends-On: %04d` as written, but the series was renumbered: the old %04d (%s) %s; "+
-			"if the commit means that patch, reword its Depends-On in %s (`git rebase -i upstream`, \"reword\") to the new number, then run `nomadfork extract%s`\n",
-			filepath.Join(dir, k.Patch), k.Number, k.Number, k.Was, now, e.relWorkTree(), e.lineArg())
+			"if the commit means that patch, reword its Depends-On in %s (`git rebase -i upstream`, \"reword\") to the new number, then run %s\n",
+			filepath.Join(dir, k.Patch), k.Number, k.Number, k.Was, now, e.relWorkTree(), e.run("extract"))
 	}
 }
 
 func init() {
-	register(command{name: "extract", summary: "write nomad/'s commits since the upstream base back to patches/",
-		help: helpExtract, run: runExtract, lock: true})
+	register(command{Name: "extract", Summary: "write nomad/'s commits since the upstream base back to patches/", Run: runExtract, Lock: true})
 }

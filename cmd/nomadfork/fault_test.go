@@ -164,7 +164,7 @@ func TestFaultToolLock(t *testing.T) {
 	before := p.snapshot()
 	lock := filepath.Join(p.dir, "out", "nomadfork.lock")
 	// A live holder (this process): the second verb refuses.
-	release, err := lockfile.Acquire(lock, "rebase", func(string) {})
+	release, err := lockfile.Acquire(lock, "rebase", func(lockfile.Stale) {})
 	if err != nil {
 		t.Fatal(err)
 	}

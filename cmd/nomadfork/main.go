@@ -6,430 +6,223 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/diskspace"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/lockfile"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
-const usageHead = `nomadfork maintains the nomad-client-fork patch series.
-
-Usage:
-
-	nomadfork [-C dir] <command> [flags]
-	nomadfork help <command>
-
-Commands:
-
-`
-
-const usageTail = `
-Flags:
-
-	-C dir     run in dir instead of the current directory
-
-Commands run in the repository's top directory (the one holding
-patches/default-line). Every command but sandbox works on one maintained
-line: -line <version> selects it (patches/<version>/ holds its pin, series
-and baselines; its work tree is lines/<version>/nomad), the default is the
-line patches/default-line names (its work tree is nomad/). apply, extract,
-rebase, drop and export change a series or a work tree; they (and check,
-status, baseline and contract, which share the scratch space) take a lock,
-out/nomadfork.lock, so only one runs at a time.
-`
-
 func main() {
-	if len(os.Args) > 1 {
-		if c := lookup(os.Args[1]); c != nil && c.hidden() {
-			os.Exit(c.entry(os.Args[2:], os.Stdout, os.Stderr))
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// The first signal cancels the command, which undoes or finishes
-		// what it was doing and says how to resume; a second one stops
-		// it at once, still saying so.
-		<-sigs
-		cancel()
-		if h := testHookFirstSignal; h != nil {
-			h()
-		}
-		<-sigs
-		os.Exit(stopAtOnce(os.Stderr))
-	}()
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	signal.Stop(sigs)
-	os.Exit(code)
+	prog.FirstSignal = testHookFirstSignal
+	prog.Main(os.Args[1:])
+}
+
+// prog is nomadfork's command table and the words its runs end with.
+var prog cli.Program[*env]
+
+func init() {
+	prog.Name, prog.Usage, prog.Env = "nomadfork", usage, newEnv
+	prog.Lock = (*env).lock
+	prog.Recover = func(ctx context.Context, e *env, locked bool) error { return e.recoverInterrupted(ctx, locked) }
+	prog.Report, prog.Stopped = report, stopped
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return prog.Run(ctx, args, stdout, stderr)
 }
 
 // testHookFirstSignal, if set, runs once the first signal has cancelled
 // the command: a test then sends the second.
 var testHookFirstSignal func()
 
-// running is the command under way, for a second signal, which stops
-// nomadfork at once: what to report, and the tool's lock to release.
-var running struct {
-	sync.Mutex
-	root, name string
-	args       []string
-	release    func()
+// report says how a run ended.
+func report(e *env, end cli.End, stderr io.Writer) {
+	name, rest := end.Verb, end.Args
+	switch end.Kind {
+	case cli.Unknown:
+		var names []string
+		for _, c := range visible() {
+			names = append(names, c.Name)
+		}
+		sort.Strings(names)
+		fmt.Fprintf(stderr, "nomadfork: unknown command %q (commands: %s)\n", name, strings.Join(names, ", "))
+	case cli.NoEnv:
+		fmt.Fprintf(stderr, "nomadfork: %v\n", end.Err)
+	case cli.NotLocked:
+		fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, end.Err)
+	case cli.RecoverInterrupted:
+		fmt.Fprintf(stderr, "nomadfork %s: interrupted while finishing an earlier interrupted run; run %s to resume\n", name, again(name, rest))
+	case cli.RecoverFailed:
+		fmt.Fprintf(stderr, "nomadfork %s: %s%s; then run %s again\n", name, cause(end.Err), e.render(end.Err), again(name, rest))
+	case cli.Interrupted:
+		fmt.Fprintf(stderr, "nomadfork %s: interrupted during %s; run %s to resume\n", name, end.Step, resumeCommand(e, name, rest))
+	case cli.Usage, cli.Exit:
+		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, e.render(end.Err))
+	case cli.Failed:
+		msg, why := e.render(end.Err), cause(end.Err)
+		if why != "" {
+			// Said first: not again inside.
+			msg = strings.Replace(msg, why, "", 1)
+		}
+		fmt.Fprintf(stderr, "nomadfork %s: %s%s\n", name, why, msg)
+		remedy(e, end.Err, name, rest, stderr)
+	}
 }
 
-// stopAtOnce, on a second signal, says what was interrupted and how to
-// resume, releases the tool's lock and returns the exit code. Whatever
-// the run leaves (a git step under way, a change of the series not yet
-// switched, a scratch work tree) the next command recovers first, as
-// after a kill.
-func stopAtOnce(stderr io.Writer) int {
-	running.Lock()
-	defer running.Unlock()
-	if running.name == "" {
-		return exitInterrupted
-	}
-	step := progress.Current()
-	if step == "" {
-		step = running.name
-	}
+// stopped says, on a second signal, what was interrupted and how to
+// resume.
+func stopped(e *env, end cli.End, stderr io.Writer) {
 	// Working it out runs git: not for long, when git is what hangs.
 	resume := make(chan string, 1)
-	go func(root, name string, args []string) { resume <- resumeAfterStop(root, name, args) }(running.root, running.name, running.args)
-	cmd := strings.TrimSpace("nomadfork " + running.name + " " + strings.Join(running.args, " "))
+	go func() { resume <- resumeAfterStop(e.root, end.Verb, end.Args) }()
+	cmd := again(end.Verb, end.Args)
 	select {
 	case cmd = <-resume:
 	case <-time.After(2 * time.Second):
 	}
-	fmt.Fprintf(stderr, "nomadfork %s: interrupted again, stopped at once during %s; run `%s` to resume (it first recovers what this run left)\n",
-		running.name, step, cmd)
-	if running.release != nil {
-		running.release()
-	}
-	return exitInterrupted
+	fmt.Fprintf(stderr, "nomadfork %s: interrupted again, stopped at once during %s; run %s to resume (it first recovers what this run left)\n",
+		end.Verb, end.Step, cmd)
 }
 
 // resumeAfterStop is resumeCommand for a run stopped at once: worked out
 // on an env of its own, from the files, so it shares nothing with the
 // stopped command's goroutine.
 func resumeAfterStop(root, name string, args []string) string {
-	again := strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " "))
+	same := again(name, args)
 	e, err := newEnv(root, io.Discard, io.Discard)
 	if err != nil {
-		return again
+		return same
 	}
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&e.lineName, "line", "", "")
-	onto := fs.String("onto", "", "")
-	newLine := fs.Bool("new-line", false, "")
-	// Only -line, -onto and -new-line matter: skip the other flags.
-	var known []string
-	for i := 0; i < len(args); i++ {
-		a := strings.TrimLeft(args[i], "-")
-		switch {
-		case a == "line" || a == "onto":
-			if i+1 < len(args) {
-				known = append(known, "-"+a, args[i+1])
-				i++
-			}
-		case a == "new-line" || strings.HasPrefix(a, "line=") || strings.HasPrefix(a, "onto="):
-			known = append(known, "-"+a)
-		}
-	}
-	if fs.Parse(known) != nil {
-		return again
-	}
+	// Only -line, -onto and -new-line matter.
+	v := cli.FlagValues(args, []string{"line", "onto"}, []string{"new-line"})
+	e.lineName = v["line"]
 	if name == "rebase" {
-		if *newLine && *onto != "" {
-			e.lineName = *onto
+		if v["new-line"] != "" && v["onto"] != "" {
+			e.lineName = v["onto"]
 		}
 		if e.useRebasingLine(context.Background()) != nil {
-			return again
+			return same
 		}
 		e.rebasing = e.line.Name
 	} else if e.useLine() != nil {
-		return again
+		return same
 	}
 	return resumeCommand(e, name, args)
 }
 
 // exitInterrupted is the exit code after SIGINT or SIGTERM, as a shell's.
-const exitInterrupted = 130
-
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	// An interruption names this command's step, never an earlier one's.
-	progress.Reset()
-	top := flag.NewFlagSet("nomadfork", flag.ContinueOnError)
-	top.SetOutput(stderr)
-	top.Usage = func() { fmt.Fprint(stderr, usage()) }
-	root := top.String("C", "", "run in `dir` instead of the current directory")
-	if err := top.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	if top.NArg() == 0 {
-		fmt.Fprint(stderr, usage())
-		return 2
-	}
-	name, rest := top.Arg(0), top.Args()[1:]
-	if name == "help" {
-		if len(rest) == 0 {
-			fmt.Fprint(stdout, usage())
-			return 0
-		}
-		name, rest, stderr = rest[0], []string{"-h"}, stdout
-	}
-	cmd := lookup(name)
-	if cmd == nil || cmd.hidden() {
-		var names []string
-		for _, c := range visible() {
-			names = append(names, c.name)
-		}
-		sort.Strings(names)
-		fmt.Fprintf(stderr, "nomadfork: unknown command %q (commands: %s)\n", name, strings.Join(names, ", "))
-		return 2
-	}
-	e, err := newEnv(*root, stdout, stderr)
-	help := len(rest) > 0 && (rest[0] == "-h" || rest[0] == "-help" || rest[0] == "--help")
-	if err != nil && cmd.name != "sandbox" && !help {
-		fmt.Fprintf(stderr, "nomadfork: %v\n", err)
-		return 1
-	}
-	if !help && cmd.name != "sandbox" {
-		running.Lock()
-		running.root, running.name, running.args = e.root, name, rest
-		running.Unlock()
-		defer func() {
-			running.Lock()
-			running.root, running.name, running.args, running.release = "", "", nil, nil
-			running.Unlock()
-		}()
-	}
-	if cmd.lock && !help {
-		release, err := lockfile.Acquire(filepath.Join(e.out, "nomadfork.lock"), cmd.name, func(msg string) {
-			fmt.Fprintf(stderr, "nomadfork: %s\n", msg)
-		})
-		if err != nil {
-			fmt.Fprintf(stderr, "nomadfork %s: %v\n", name, err)
-			return 1
-		}
-		release = sync.OnceFunc(release)
-		running.Lock()
-		running.release = release
-		running.Unlock()
-		defer release()
-	}
-	if e != nil && err == nil && !help && cmd.name != "sandbox" {
-		if rerr := e.recoverInterrupted(ctx, cmd.lock); rerr != nil {
-			again := strings.TrimSpace("nomadfork " + name + " " + strings.Join(rest, " "))
-			if ctx.Err() != nil {
-				fmt.Fprintf(stderr, "nomadfork %s: interrupted while finishing an earlier interrupted run; run `%s` to resume\n", name, again)
-				return exitInterrupted
-			}
-			// Running the command again recovers first, again.
-			fmt.Fprintf(stderr, "nomadfork %s: %s%v; then run `%s` again\n", name, cause(rerr), rerr, again)
-			return 1
-		}
-	}
-	err = cmd.run(ctx, e, rest)
-	var usageErr usageError
-	var flagErr flagError
-	var exit exitCode
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &flagErr):
-		return 2
-	case ctx.Err() != nil || git.Interrupted(err):
-		// Before usage errors: a lookup the interruption cut short can
-		// read as a bad argument (an unknown line).
-		step := progress.Current()
-		if step == "" {
-			step = name
-		}
-		fmt.Fprintf(stderr, "nomadfork %s: interrupted during %s; run `%s` to resume\n", name, step, resumeCommand(e, name, rest))
-		return exitInterrupted
-	case errors.As(err, &usageErr):
-		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, withLine(e, err.Error()))
-		return 2
-	case errors.As(err, &exit):
-		fmt.Fprintf(stderr, "nomadfork %s: %s\n", name, withLine(e, err.Error()))
-		lineNote(e, stderr)
-		return int(exit)
-	}
-	msg, why := err.Error(), cause(err)
-	if why != "" {
-		// Said first: not again inside.
-		msg = strings.Replace(msg, why, "", 1)
-	}
-	fmt.Fprintf(stderr, "nomadfork %s: %s%s\n", name, why, withLine(e, msg))
-	diskFullNote(e, err, name, rest, stderr)
-	notWritableNote(e, err, name, rest, stderr)
-	lineNote(e, stderr)
-	return 1
-}
-
-var advisedRE = regexp.MustCompile("`nomadfork ([a-z]+)([^`]*)`")
-
-// withLine adds -line <line> to each nomadfork command msg advises that
-// lacks it, when the command worked on a line other than the default
-// one: the internal packages advise commands for the default line.
-func withLine(e *env, msg string) string {
-	if e == nil || e.line.Name == "" || e.line.Default {
-		return msg
-	}
-	return advisedRE.ReplaceAllStringFunc(msg, func(cmd string) string {
-		m := advisedRE.FindStringSubmatch(cmd)
-		if c := lookup(m[1]); c == nil || c.name == "sandbox" || strings.Contains(m[2], "-line") {
-			return cmd
-		}
-		return "`nomadfork " + m[1] + m[2] + " -line " + e.line.Name + "`"
-	})
-}
-
-// diskFullNote says, after an error a full disk caused, which file system
-// to free space on and the command to run then.
-func diskFullNote(e *env, err error, name string, rest []string, stderr io.Writer) {
-	if e == nil || !errors.Is(err, syscall.ENOSPC) {
-		return
-	}
-	dir := e.workTree
-	var pe *os.PathError
-	if errors.As(err, &pe) && filepath.IsAbs(pe.Path) {
-		dir = filepath.Dir(pe.Path)
-	}
-	where := "the file system of " + dir
-	if mount, free, ok := diskspace.FileSystemOf(dir); ok {
-		where = fmt.Sprintf("%s (the file system of %s; %d MB free now)", mount, dir, free>>20)
-	}
-	fmt.Fprintf(stderr, "nomadfork %s: free space on %s, then run `%s`\n", name, where, resumeCommand(e, name, rest))
-}
-
-// notWritableNote says, after an error a file the tool could not write
-// caused, how to make it writable and the command to run then.
-func notWritableNote(e *env, err error, name string, rest []string, stderr io.Writer) {
-	if e == nil {
-		return
-	}
-	path, before := "", ""
-	var nw *txn.NotWritableError
-	var pe *os.PathError
-	switch {
-	case errors.As(err, &nw):
-		// Found before the transaction's first write.
-		path, before = nw.Path, "nothing was changed; "
-	case errors.As(err, &pe) && (errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)):
-		path = pe.Path
-	default:
-		return
-	}
-	fmt.Fprintf(stderr, "nomadfork %s: %smake %s writable (`chmod u+w`; an immutable file: `chattr -i`), then run `%s`\n", name, before, path, resumeCommand(e, name, rest))
-}
+const exitInterrupted = cli.ExitInterrupted
 
 // cause names, first, the system condition behind err when the message
 // would bury it: a full disk, a read-only file system, a permission.
 func cause(err error) string {
-	msg := err.Error()
+	c, ok := cli.ConditionOf(err)
 	switch {
-	case strings.HasPrefix(msg, "disk full"):
+	case !ok:
 		return ""
-	case errors.Is(err, syscall.ENOSPC):
-		return "disk full (no space left on device): "
-	case errors.Is(err, syscall.EROFS):
-		return "read-only file system: "
-	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			return pe.Path + " is not writable: "
+	case c.Cond == cli.DiskFull:
+		if strings.HasPrefix(err.Error(), "disk full") {
+			return "" // said already
 		}
+		return "disk full (no space left on device): "
+	case c.ReadOnlyFS:
+		return "read-only file system: "
+	case c.Cond == cli.NotWritable && !c.Checked:
+		return c.Path + " is not writable: "
 	}
 	return ""
 }
 
-// lineNote says, after an error on a line other than the default one,
-// which work tree that line has (messages may say nomad/).
-func lineNote(e *env, stderr io.Writer) {
-	if e != nil && e.line.Name != "" && !e.line.Default {
-		fmt.Fprintf(stderr, "nomadfork: this was line %s, whose work tree is %s\n", e.line.Name, e.workTree)
+// remedy says, after an error a system condition caused, what to do about
+// it and the command to run then.
+func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
+	c, ok := cli.ConditionOf(err)
+	if e == nil || !ok || c.Cond == cli.ReadOnly {
+		return
 	}
+	what := "make " + c.Path + " writable (`chmod u+w`; an immutable file: `chattr -i`)"
+	switch {
+	case c.Cond == cli.DiskFull:
+		dir := e.line.WorkTree
+		if c.Path != "" {
+			dir = filepath.Dir(c.Path)
+		}
+		what = "free space on the file system of " + dir
+		if mount, free, ok := diskspace.FileSystemOf(dir); ok {
+			what = fmt.Sprintf("free space on %s (the file system of %s; %d MB free now)", mount, dir, free>>20)
+		}
+	case c.Checked:
+		what = "nothing was changed; " + what
+	}
+	fmt.Fprintf(stderr, "nomadfork %s: %s, then run %s\n", name, what, resumeCommand(e, name, rest))
 }
 
-// resumeCommand is what goes on after an interrupted command: the same
-// command line, except that a rebase in progress continues.
+// resumeCommand is what goes on after an interrupted command, quoted:
+// the same command line, except that a rebase in progress continues and
+// an apply (or a drop that was applying its edit) applies.
 func resumeCommand(e *env, name string, args []string) string {
-	if name == "rebase" {
-		if r := e.rebaser(); r.InProgress(context.Background()) {
-			// An interrupted -abort is finished by -abort again.
-			verb := "-continue"
-			for _, a := range args {
-				if a == "-abort" || a == "--abort" {
-					verb = "-abort"
-				}
-			}
-			ln := e.rebasing
-			if ln == "" {
-				// Interrupted before the rebase's line was settled.
-				ln = e.line.Name
-			}
-			if ln != "" && !e.line.Default {
-				return "nomadfork rebase " + verb + " -line " + ln
-			}
-			return "nomadfork rebase " + verb
-		}
-	}
-	if name == "apply" {
+	has := func(flag string) bool {
 		for _, a := range args {
-			if a == "-continue" || a == "--continue" {
-				return "nomadfork apply -continue" + e.lineArg()
+			if a == "-"+flag || a == "--"+flag {
+				return true
 			}
 		}
-		return "nomadfork apply" + e.lineArg()
+		return false
 	}
-	if name == "drop" && e.tree != nil {
+	switch {
+	case name == "rebase" && e.rebaser().InProgress(context.Background()):
+		// An interrupted -abort is finished by -abort again.
+		verb := "-continue"
+		if has("abort") {
+			verb = "-abort"
+		}
+		ln := e.rebasing
+		if ln == "" {
+			// Interrupted before the rebase's line was settled.
+			ln = e.line.Name
+		}
+		return e.command(hint.Run("rebase", verb).OnLine(ln))
+	case name == "apply" && has("continue"):
+		return e.say(hint.Sprintf("%s", hint.Run("apply", "-continue")))
+	case name == "apply":
+		return e.say(hint.Sprintf("%s", hint.Run("apply")))
+	case name == "drop" && e.tree != nil:
 		// Interrupted while it applied the edited patch: apply finishes.
 		if st, err := e.tree.LoadState(context.Background()); err == nil && len(st.Pending) > 0 {
-			return "nomadfork apply" + e.lineArg()
+			return e.say(hint.Sprintf("%s", hint.Run("apply")))
 		}
 	}
-	return strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " "))
+	return again(name, args)
+}
+
+// again is the command line name args, quoted.
+func again(name string, args []string) string {
+	return "`" + strings.TrimSpace("nomadfork "+name+" "+strings.Join(args, " ")) + "`"
 }
 
 // usageError is a mistake in the command line.
-type usageError struct{ error }
+func usageError(err error) error { return cli.UsageError{Err: err} }
 
-// flagError is a usage error the flag package has already printed.
-type flagError struct{ error }
+type exitCode = cli.ExitCode
 
-type exitCode int
-
-func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
-// newFlags returns the flag set of a command; help describes it.
-func newFlags(e *env, name, synopsis string, help ...string) *flag.FlagSet {
+// newFlags returns the flag set of a command; its long help is
+// help/<name>.txt.
+func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.StringVar(&e.lineName, "line", "", "work on the maintained line `version` (patches/<version>/; default: the one patches/default-line names)")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, strings.TrimSpace("usage: nomadfork "+name+" [-line version] "+synopsis))
-		if len(help) > 0 {
-			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(help[0]))
+		if help := helpOf(name); help != "" {
+			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(help))
 		}
 		n := 0
 		fs.VisitAll(func(*flag.Flag) { n++ })
@@ -441,26 +234,10 @@ func newFlags(e *env, name, synopsis string, help ...string) *flag.FlagSet {
 	return fs
 }
 
-// parse parses args, allows at most maxArgs arguments after the flags and
-// selects the line -line names.
+// parse parses args (cli.Parse) and selects the line -line names.
 func (e *env) parse(fs *flag.FlagSet, args []string, maxArgs int) error {
-	if err := parseOnly(fs, args, maxArgs); err != nil {
+	if err := cli.Parse(fs, args, maxArgs); err != nil {
 		return err
 	}
 	return e.useLine()
-}
-
-// parseOnly is parse without selecting the line, for a command that finds
-// its line itself.
-func parseOnly(fs *flag.FlagSet, args []string, maxArgs int) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return flagError{err}
-	}
-	if fs.NArg() > maxArgs {
-		return usageError{fmt.Errorf("unexpected arguments: %s (see `nomadfork help %s`)", strings.Join(fs.Args()[maxArgs:], " "), fs.Name())}
-	}
-	return nil
 }

@@ -8,34 +8,12 @@ import (
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
-const helpRelease = `Builds the line's release from its work tree's HEAD into
-dist/<version>+fork.N/ (the fork release from CHANGELOG.md): for linux/amd64
-and linux/arm64 (cross-built with cgo through gcc-aarch64-linux-gnu) the zip
-upstream ships (nomad_<version>_linux_<arch>.zip, holding nomad) and a .deb
-with upstream's package layout (.release/linux/) that upgrades over the
-official nomad package and back; RELEASE.md (the patches and their
-Upstream-Status) and SHA256SUMS over all of them. Built like upstream's
-official release (-tags ui,release, CGO_ENABLED=1, -trimpath) with the
-pinned Go toolchain; every byte depends on the commit only, so two runs
-print the same SHA256SUMS. The release is staged in out/release/ and
-renamed into dist/ when complete: an interrupted run leaves dist/ as it
-was.
-
--verify rebuilds the release in out/release/ and compares the sums with
-dist/'s, then checks the artifacts: each zip holds exactly nomad, an ELF
-of its platform built by the pinned toolchain that prints its version in
-the sandbox (arm64 under qemu-user, skipped when that is not installed),
-each .deb's control fields, conffiles and files (dpkg-deb -f/-I/-c)
-against upstream's layout, and that the amd64 binary serves the web UI.
-docs/release.md says how an operator installs a release and goes back.`
-
 func runRelease(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "release", "[-verify]", helpRelease)
+	fs := newFlags(e, "release", "[-verify]")
 	verify := fs.Bool("verify", false, "rebuild the release, compare its SHA256SUMS with dist/'s and check the artifacts")
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
@@ -44,26 +22,9 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	if err := t.Require(ctx, worktree.Need{Verb: "release", Base: true}); err != nil {
 		return err
 	}
-	p, err := e.loadPin()
+	o, err := release.LineOptions(t.Repo, e.line.Pin, e.line.Dir, e.log, filepath.Join(e.root, "dist"), filepath.Join(e.out, "release"), e.stdout)
 	if err != nil {
 		return err
-	}
-	fork, err := build.ForkRelease(e.log, p.Version())
-	if err != nil {
-		return err
-	}
-	patches, err := series.Require(e.patches, true)
-	if err != nil {
-		return err
-	}
-	o := release.Options{
-		Tree:     t.Repo,
-		Upstream: p.Version(),
-		Fork:     fork,
-		Patches:  patches,
-		Dist:     filepath.Join(e.root, "dist"),
-		Scratch:  filepath.Join(e.out, "release"),
-		Log:      e.stdout,
 	}
 	rel, _ := filepath.Rel(e.root, o.Dir())
 	if !*verify {
@@ -72,7 +33,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "\nrelease %s in %s/ (toolchain %s):\n%s", r.Version, rel, build.Toolchain, r.Sums)
-		fmt.Fprintf(e.stdout, "`nomadfork release -verify%s` rebuilds it and checks it; docs/release.md says how to install it\n", e.lineArg())
+		fmt.Fprintf(e.stdout, "%s rebuilds it and checks it; docs/release.md says how to install it\n", e.run("release", "-verify"))
 		return nil
 	}
 	sums, err := release.Verify(ctx, o)
@@ -104,16 +65,14 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 
 // makeLine is " LINE=<name>" for another line than the default one.
 func (e *env) makeLine() string {
-	if a := e.lineArg(); a != "" {
+	if e.line.Name != "" && !e.line.Default {
 		return " LINE=" + e.line.Name
 	}
 	return ""
 }
 
 func init() {
-	register(command{name: "release", summary: "dist/<version>+fork.N/: zips, .debs, SHA256SUMS, RELEASE.md for amd64 and arm64 (-verify: rebuild and check)",
-		help: helpRelease, run: runRelease})
-	register(command{name: release.UICheckArg, summary: "the web UI check, inside the sandbox",
-		help:  "Starts a dev agent of the nomad binary (the first argument; its\nconfiguration and log go in the directory, the second) inside the sandbox\nand checks that /ui/ serves the web UI: build -check-ui and release\n-verify re-execute the tool with it.",
-		entry: release.UICheckMain})
+	register(command{Name: "release", Summary: "dist/<version>+fork.N/: zips, .debs, SHA256SUMS, RELEASE.md for amd64 and arm64 (-verify: rebuild and check)", Run: runRelease})
+	register(command{Name: release.UICheckArg, Summary: "the web UI check, inside the sandbox",
+		Entry: release.UICheckMain})
 }

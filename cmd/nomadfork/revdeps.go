@@ -6,11 +6,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 )
 
-const helpRevdeps = `Type-checks the tests outside ./client/... that import what the series
-changes; -run runs them in the sandbox against the baseline -revdeps.`
-
 func runRevdeps(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "revdeps", "[-run [-no-baseline]] [-v] [-retry=false]", helpRevdeps)
+	fs := newFlags(e, "revdeps", "[-run [-no-baseline]] [-v] [-retry=false]")
 	run := fs.Bool("run", false, "also run their tests in the sandbox (what make test-full adds)")
 	noBaseline := fs.Bool("no-baseline", false, "with -run, without the reverse-dependency baseline: try every failure on unpatched upstream")
 	verbose := fs.Bool("v", false, "print every test's output, not only failures")
@@ -26,6 +23,5 @@ func runRevdeps(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "revdeps", summary: "type-check (-run: run) the tests outside ./client/... that import what the series changes",
-		help: helpRevdeps, run: runRevdeps})
+	register(command{Name: "revdeps", Summary: "type-check (-run: run) the tests outside ./client/... that import what the series changes", Run: runRevdeps})
 }

@@ -15,9 +15,9 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 		args = args[1:]
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
-		fmt.Fprint(e.stderr, sandbox.Usage)
+		fmt.Fprint(e.stderr, helpOf("sandbox"))
 		if len(args) == 0 {
-			return usageError{errors.New("no command given")}
+			return usageError(errors.New("no command given"))
 		}
 		return nil
 	}
@@ -30,9 +30,7 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "sandbox", summary: "run a command inside the private network/mount/pid sandbox",
-		help: sandbox.Usage, run: runSandbox})
-	register(command{name: sandbox.InitArg, summary: "the first process of a new sandbox",
-		help:  "The first process of a new sandbox (nomadfork sandbox re-executes the tool\nwith it): sets up and verifies the network, hides the machine's cgroups,\nruns the command after it and reaps every process until that one exits.",
-		entry: func(args []string, _, _ io.Writer) int { return sandbox.Init(args) }})
+	register(command{Name: "sandbox", Summary: "run a command inside the private network/mount/pid sandbox", Run: runSandbox, Bare: true})
+	register(command{Name: sandbox.InitArg, Summary: "the first process of a new sandbox",
+		Entry: func(args []string, _, _ io.Writer) int { return sandbox.Init(args) }})
 }

@@ -12,32 +12,11 @@ import (
 
 const scaleUsage = "[-smoke] [-n nodes] [-variant name=tree]... [-o dir] | -from scale.json"
 
-const scaleHelp = `
-Runs the scale simulation in the sandbox: the 3 servers of the bench's multi
-topology (the fork's nomad, built or reused in out/bench/bin) and, on a host
-of its own, N simulated client nodes in one process (sim/cmd/nodesim with
-realistic alloc runners: the updates of mock_driver tasks). It deploys jobs
-of -allocs-per-node × N allocations in total, then rolls them, and reports
-the Node.UpdateAlloc RPCs and Raft applies (summed over the servers, read
-every 5 s), the leader's and the servers' CPU, the deployment times and the simulator's memory per node
-(its resident memory at steady state / N). It checks every allocation: all
-of the new version running and healthy on the servers, and the servers'
-view of each equal to its node's own (0 lost updates).
-
-The simulator is built against the line's work tree (label fork) and, for
-each -variant name=tree, against that Nomad work tree: a rule variant
-prepared with scripts/build-variant.sh -src-only <name> (out/variants/src/
-<name>), such as every-tick, v1.5.3's behaviour. Each runs in a fresh
-sandbox, one at a time. Writes <o>/scale.json and each run's logs and views
-under <o>/runs; exits 1 when a run is not ok.
--smoke: 20 nodes, 200 allocations, the fork only, output in <o>/smoke;
-asserts correctness only, never speed.`
-
 // runScale builds the simulator and the servers' binary and runs the
 // scale package's scenario.
 func runScale(ctx context.Context, e *env, args []string) error {
 	var cfg scale.Config
-	given, err := e.parseExperiment("scale", args, cfg.Flags, scaleUsage, scaleHelp)
+	given, err := e.parseExperiment("scale", args, cfg.Flags, scaleUsage)
 	if err != nil {
 		return err
 	}
@@ -46,7 +25,7 @@ func runScale(ctx context.Context, e *env, args []string) error {
 	}
 	out, dir, err := cfg.Resolve(given)
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	p, err := e.loadPin()
 	if err != nil {
@@ -87,9 +66,7 @@ func runScale(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "scale", summary: "N simulated nodes (sim/) against 3 servers: RPCs, Raft applies, CPU, memory per node; the fork vs rule variants",
-		help: scaleHelp, run: runScale})
-	register(command{name: scale.RunArg, summary: "the scale scenario once, inside the sandbox",
-		help:  "Runs the scale scenario once inside the sandbox (scale re-executes the\ntool with it) and prints its result as one line of JSON on stdout.",
-		entry: scale.ScenarioMain})
+	register(command{Name: "scale", Summary: "N simulated nodes (sim/) against 3 servers: RPCs, Raft applies, CPU, memory per node; the fork vs rule variants", Run: runScale})
+	register(command{Name: scale.RunArg, Summary: "the scale scenario once, inside the sandbox",
+		Entry: scale.ScenarioMain})
 }

@@ -13,15 +13,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
-const helpStatus = `Read-only: tries the line's series against newer upstream versions in
-scratch trees and prints a table, a row per patch. Without -against: the
-versions in targets.json newer than the line's pin. -all-lines does so for
-every maintained line; with -markdown it prints a Markdown table per line,
-with -doc it writes them into docs/status.md between its status-per-line
-markers (make status-doc): the only file status writes.`
-
 func runStatus(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "status", "[-against v1.5.5,v1.5.6,v1.6.1] | -all-lines [-markdown | -doc]", helpStatus)
+	fs := newFlags(e, "status", "[-against v1.5.5,v1.5.6,v1.6.1] | -all-lines [-markdown | -doc]")
 	against := fs.String("against", "", "comma-separated upstream `versions` to try the series against (default: targets.json's newer than the pin)")
 	allLines := fs.Bool("all-lines", false, "every maintained line, each against targets.json's versions newer than its pin")
 	markdown := fs.Bool("markdown", false, "with -all-lines, print the status as Markdown, a table per line")
@@ -34,11 +27,11 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if (*markdown || *readme) && !*allLines {
-		return usageError{errors.New("-markdown and -doc go with -all-lines")}
+		return usageError(errors.New("-markdown and -doc go with -all-lines"))
 	}
 	if *allLines {
 		if *against != "" || e.lineName != "" {
-			return usageError{errors.New("-all-lines tries every line against targets.json's newer versions: no -against or -line")}
+			return usageError(errors.New("-all-lines tries every line against targets.json's newer versions: no -against or -line"))
 		}
 		return e.statusAllLines(ctx, targets, *markdown, *readme)
 	}
@@ -48,9 +41,9 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	}
 	versions, err := upstream.Versions(*against, targets, cur.Version())
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
-	patches, err := series.Require(e.patches, false)
+	patches, err := series.Require(e.line.Dir, false)
 	if err != nil {
 		return err
 	}
@@ -67,39 +60,23 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 // each, or the Markdown of all (markdown), or writes that into docs/status.md
 // (readme).
 func (e *env) statusAllLines(ctx context.Context, targets upstream.Targets, markdown, readme bool) error {
-	names, err := e.layout.Names()
+	report := !markdown && !readme
+	all, err := rebase.StatusAll(ctx, e.layout, targets, filepath.Join(e.out, "status"), e.treeOf, e.stdout,
+		func(st rebase.LineStatus) {
+			switch {
+			case len(st.Versions) > 0:
+				fmt.Fprintf(e.stdout, "==> line %s against %s\n", st.Line, strings.Join(st.Versions, ", "))
+			case report:
+				fmt.Fprintf(e.stdout, "line %s: no newer version to try (%s names none)\n", st.Line, upstream.TargetsFile)
+			}
+		},
+		func(st rebase.LineStatus) {
+			if report && len(st.Versions) > 0 {
+				rebase.Print(e.stdout, st.Columns, st.Patches, st.Pinned)
+			}
+		})
 	if err != nil {
 		return err
-	}
-	var all []rebase.LineStatus
-	for _, name := range names {
-		ln, err := e.layout.Get(name)
-		if err != nil {
-			return err
-		}
-		e.setLine(ln)
-		cur, err := e.loadPin()
-		if err != nil {
-			return err
-		}
-		patches, err := series.Require(e.patches, false)
-		if err != nil {
-			return err
-		}
-		st := rebase.LineStatus{Line: name, Default: ln.Default, Patches: patches}
-		if versions, err := upstream.Versions("", targets, cur.Version()); err == nil {
-			fmt.Fprintf(e.stdout, "==> line %s against %s\n", name, strings.Join(versions, ", "))
-			st.Columns, err = rebase.Status(ctx, e.tree, cur, versions, targets, patches, filepath.Join(e.out, "status", name), e.stdout)
-			if err != nil {
-				return fmt.Errorf("line %s: %w", name, err)
-			}
-			if !markdown && !readme {
-				rebase.Print(e.stdout, st.Columns, patches, cur.Version())
-			}
-		} else if !markdown && !readme {
-			fmt.Fprintf(e.stdout, "line %s: no newer version to try (%s names none)\n", name, upstream.TargetsFile)
-		}
-		all = append(all, st)
 	}
 	generated := fmt.Sprintf("by `nomadfork status -all-lines -doc` on %s", time.Now().UTC().Format("2006-01-02"))
 	doc := rebase.Markdown(all, generated)
@@ -117,6 +94,5 @@ func (e *env) statusAllLines(ctx context.Context, targets upstream.Targets, mark
 }
 
 func init() {
-	register(command{name: "status", summary: "read-only: how each patch fares against newer upstream versions (-all-lines -doc: into docs/status.md)",
-		help: helpStatus, run: runStatus, lock: true})
+	register(command{Name: "status", Summary: "read-only: how each patch fares against newer upstream versions (-all-lines -doc: into docs/status.md)", Run: runStatus, Lock: true})
 }

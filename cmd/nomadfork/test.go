@@ -7,15 +7,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 )
 
-const helpTest = `Runs upstream's client tests of the line's work tree (and sim/'s, built
-against that tree) in the sandbox, skipping the baselines' failures of
-unpatched upstream; a failure counts only if it persists on retry and
-passes on unpatched upstream. Each failed or flaky test's full output is
-written to out/test/<suite>/<package>.<Test>.log (suites: client,
-client-race, sim). -client=false runs sim/'s tests alone (make test-sim).`
-
 func runTest(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "test", "[-v] [-race=false] [-retry=false] [-client=false | -sim=false]", helpTest)
+	fs := newFlags(e, "test", "[-v] [-race=false] [-retry=false] [-client=false | -sim=false]")
 	verbose := fs.Bool("v", false, "print every test's output, not only failures")
 	client := fs.Bool("client", true, "run upstream's client tests (false: only sim/'s)")
 	race := fs.Bool("race", true, "also run the packages the series touches with -race, against the race baseline")
@@ -25,7 +18,7 @@ func runTest(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if !*client && !*sim {
-		return usageError{errors.New("-client=false -sim=false runs nothing")}
+		return usageError(errors.New("-client=false -sim=false runs nothing"))
 	}
 	o, err := e.harnessOn(ctx, "test", *verbose)
 	if err != nil {
@@ -35,6 +28,5 @@ func runTest(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{name: "test", summary: "run upstream's client tests (and sim's) in the sandbox against the baselines",
-		help: helpTest, run: runTest})
+	register(command{Name: "test", Summary: "run upstream's client tests (and sim's) in the sandbox against the baselines", Run: runTest})
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
@@ -10,20 +9,7 @@ import (
 
 // harnessOptions are the files and directories of the harness.
 func (e *env) harnessOptions(p *pin.Pin, scratch string, verbose bool) harness.Options {
-	return harness.Options{
-		Tree:    e.tree,
-		Scratch: filepath.Join(e.out, scratch),
-		Plain:   filepath.Join(e.baseline, "client-"+p.Version()+".tsv"),
-		Race:    filepath.Join(e.baseline, "client-race-"+p.Version()+".tsv"),
-		Revdeps: filepath.Join(e.baseline, "revdeps-"+p.Version()+".tsv"),
-		Series:  e.patches,
-		Module:  p.Module.Path,
-		Version: p.Version(),
-		Sim:     e.sim,
-		SimMod:  filepath.Join(e.out, "sim", p.Version()),
-		Verbose: verbose,
-		Log:     e.stdout,
-	}
+	return harness.LineOptions(e.tree, p, e.line.Dir, e.line.Baselines, e.sim, e.out, scratch, verbose, e.stdout)
 }
 
 // harnessOn requires the work tree and returns the harness options of the

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 )
@@ -358,24 +360,29 @@ func TestCrashNewLineAdviceCarriesLine(t *testing.T) {
 	p.mustRun("check", "-no-build", "-line", "v1.0.2")
 }
 
-// withLine, and the work tree's output through adviceWriter, add -line
-// to the nomadfork commands advised for a line other than the default
-// one, and leave the others.
+// The renderer adds -line to the steps advised for a line other than the
+// default one, and leaves sandbox and the steps on the default line; the
+// work tree's output renders the same.
 func TestAdviceCarriesLine(t *testing.T) {
-	e := &env{line: line.Line{Name: "v1.0.2"}}
+	e := &env{line: line.Line{Name: "v1.0.2", WorkTree: "/r/lines/v1.0.2/nomad"}, root: "/r", layout: line.Layout{Root: t.TempDir()}}
+	m := hint.Sprintf("resolved by hand: 0001; run %s to save them; then %s, %s, %s in %s",
+		hint.Run("extract"), hint.Run("check", "-no-build"), hint.Run("sandbox", "--", "x"), hint.Run("apply").OnLine("v1.0.3"), hint.WorkTree)
 	var b strings.Builder
-	in := "resolved by hand: 0001; run `nomadfork extract` to save them; then `nomadfork check -no-build`, " +
-		"`nomadfork apply -line v1.0.2`, `nomadfork help rebase`, `nomadfork sandbox -- x`, `git -C nomad add`\n"
-	if n, err := (adviceWriter{e, &b}).Write([]byte(in)); n != len(in) || err != nil {
-		t.Fatalf("Write = %d, %v", n, err)
+	if err := hint.Fprint(adviceOut{&b, advice{e}}, m); err != nil {
+		t.Fatal(err)
 	}
 	want := "resolved by hand: 0001; run `nomadfork extract -line v1.0.2` to save them; then `nomadfork check -no-build -line v1.0.2`, " +
-		"`nomadfork apply -line v1.0.2`, `nomadfork help rebase`, `nomadfork sandbox -- x`, `git -C nomad add`\n"
+		"`nomadfork sandbox -- x`, `nomadfork apply -line v1.0.3` in lines/v1.0.2/nomad/\n"
 	if b.String() != want {
 		t.Errorf("got  %s\nwant %s", b.String(), want)
 	}
-	e.line.Default = true
-	if got := withLine(e, in); got != in {
-		t.Errorf("the default line's advice changed: %s", got)
+	if got := e.render(hint.Errorf("wrapped: %w", fmt.Errorf("context: %w", hint.Errorf("run %s", hint.Run("apply"))))); got != "wrapped: context: run `nomadfork apply -line v1.0.2`" {
+		t.Errorf("a wrapped error renders as %q", got)
+	}
+	e.line = line.Line{Name: "v1.0.1", Default: true, WorkTree: "/r/nomad"}
+	want = "resolved by hand: 0001; run `nomadfork extract` to save them; then `nomadfork check -no-build`, " +
+		"`nomadfork sandbox -- x`, `nomadfork apply -line v1.0.3` in nomad/"
+	if got := e.say(m); got != want {
+		t.Errorf("the default line's advice:\ngot  %s\nwant %s", got, want)
 	}
 }

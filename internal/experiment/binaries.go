@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +14,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // Binary is a nomad binary the bench runs, with the label its figures are
@@ -87,7 +88,7 @@ func (b *Builder) Binaries(ctx context.Context, labels []string, variants []Vari
 // Base builds (or reuses) the unpatched upstream commit, labelled with the
 // pinned version.
 func (b *Builder) Base(ctx context.Context) (Binary, error) {
-	commit, err := commitOf(ctx, b.Tree.Base, "the work tree has no upstream branch: run `nomadfork apply` first")
+	commit, err := commitOf(ctx, b.Tree.Base, "the work tree has no upstream branch")
 	if err != nil {
 		return Binary{}, err
 	}
@@ -99,7 +100,7 @@ func (b *Builder) Base(ctx context.Context) (Binary, error) {
 func commitOf(ctx context.Context, get func(context.Context) (string, error), missing string) (string, error) {
 	commit, err := get(ctx)
 	if err == nil && commit == "" {
-		err = errors.New(missing)
+		err = hint.Errorf("%s: run %s first", missing, hint.Run("apply"))
 	}
 	return commit, err
 }
@@ -107,7 +108,7 @@ func commitOf(ctx context.Context, get func(context.Context) (string, error), mi
 // Fork builds (or reuses) the work tree's HEAD commit. Uncommitted changes
 // in nomad/ are not part of it: it builds HEAD in a linked work tree.
 func (b *Builder) Fork(ctx context.Context) (Binary, error) {
-	commit, err := commitOf(ctx, b.Tree.Head, "the work tree has no HEAD: run `nomadfork apply` first")
+	commit, err := commitOf(ctx, b.Tree.Head, "the work tree has no HEAD")
 	if err != nil {
 		return Binary{}, err
 	}
@@ -213,4 +214,19 @@ func ShortCommit(commit string) string {
 		c = c[:12]
 	}
 	return c
+}
+
+// NewBuilder returns the Builder of the binaries of the work tree t, whose
+// pin is p, in dir: the nested modules of other upstream versions from
+// root's targets.json, the fork's version metadata from the changelog.
+func NewBuilder(t *worktree.Tree, p *pin.Pin, root, changelog, dir string, log io.Writer) (*Builder, error) {
+	targets, err := upstream.LoadTargets(filepath.Join(root, upstream.TargetsFile))
+	if err != nil {
+		return nil, err
+	}
+	release, err := build.ForkRelease(changelog, p.Version())
+	if err != nil {
+		return nil, err
+	}
+	return &Builder{Tree: t, Pin: p, Targets: targets, ForkRelease: release, Dir: dir, Log: log}, nil
 }

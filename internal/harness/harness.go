@@ -21,7 +21,10 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/verdict"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // ClientPackages is the part of upstream's test suite the fork runs.
@@ -178,8 +181,8 @@ func clientRuns(ctx context.Context, o Options, s *suite.Suite, known *gotest.Ba
 		return nil, nil, err
 	}
 	if missing := raceKnown.Missing(racePkgs); len(missing) > 0 {
-		return nil, nil, fmt.Errorf("the series touches %s, which the race baseline %s does not cover; run `nomadfork baseline -race-only` to refresh it",
-			strings.Join(missing, ", "), o.Race)
+		return nil, nil, hint.Errorf("the series touches %s, which the race baseline %s does not cover; run %s to refresh it",
+			strings.Join(missing, ", "), o.Race, hint.Run("baseline", "-race-only"))
 	}
 	r := suiteRun{name: "go test -race (touched packages)", logs: "client-race", suite: s, flags: []string{"-race"}, rep: gotest.NewReport(), upstream: true}
 	what := fmt.Sprintf("go test -race: the %d packages the series touches (skipping %d race-baseline failures)", len(racePkgs), len(raceKnown.Tests))
@@ -293,6 +296,9 @@ type BaselineOptions struct {
 	// RaceOnly and PlainOnly make one of the two client baselines;
 	// Revdeps makes only the reverse dependencies' baseline.
 	RaceOnly, PlainOnly, Revdeps bool
+	// MadeBy and UsedBy are the commands that make and use the baseline,
+	// as the files' headers name them.
+	MadeBy, UsedBy string
 }
 
 // Baseline runs the suites of Test on unpatched upstream and writes the
@@ -305,7 +311,7 @@ func Baseline(ctx context.Context, o Options, b BaselineOptions) error {
 		return err
 	}
 	if head == "" || head == b.Base {
-		return errors.New("the work tree holds no applied series (HEAD is upstream's commit), so the packages it touches are unknown; run `nomadfork apply` first")
+		return hint.Errorf("the work tree holds no applied series (HEAD is upstream's commit), so the packages it touches are unknown; run %s first", hint.Run("apply"))
 	}
 	wt, cleanup, err := o.Tree.Repo.Scratch(ctx, filepath.Join(o.Scratch, "nomad"), b.Base)
 	if err != nil {
@@ -376,9 +382,9 @@ func collect(ctx context.Context, log io.Writer, s *suite.Suite, groups [][]stri
 	out := &gotest.Baseline{
 		Header: []string{
 			what,
-			"for environmental reasons or upstream bugs; `nomadfork test` skips exactly these (go test -skip, per package).",
-			fmt.Sprintf("Made by `nomadfork baseline` on %s with %s on %s/%s, %d CPUs, the union of %d run(s)%s; the last run: %d passed, %d skipped.",
-				time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
+			fmt.Sprintf("for environmental reasons or upstream bugs; %s skips exactly these (go test -skip, per package).", b.UsedBy),
+			fmt.Sprintf("Made by %s on %s with %s on %s/%s, %d CPUs, the union of %d run(s)%s; the last run: %d passed, %d skipped.",
+				b.MadeBy, time.Now().UTC().Format("2006-01-02"), runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(),
 				b.Runs, map[bool]string{true: " and the entries before", false: ""}[b.Keep], passed, skipped),
 			"Format: package<TAB>test<TAB>reason.",
 		},
@@ -393,4 +399,31 @@ func collect(ctx context.Context, log io.Writer, s *suite.Suite, groups [][]stri
 	}
 	fmt.Fprintf(log, "wrote %s: %d tests failing on upstream\n", file, len(out.Tests))
 	return nil
+}
+
+// LineOptions are the Options of a run on the work tree t of a line whose
+// series is in seriesDir and whose baselines are in baselines, pinned by
+// p: the baseline files of p's version, scratch space in scratch, sim/'s
+// module in sim and its copy against the version in out/sim/<version>.
+func LineOptions(t *worktree.Tree, p *pin.Pin, seriesDir, baselines, sim, out, scratch string, verbose bool, log io.Writer) Options {
+	return Options{
+		Tree:    t,
+		Scratch: filepath.Join(out, scratch),
+		Plain:   PlainBaseline(baselines, p.Version()),
+		Race:    filepath.Join(baselines, "client-race-"+p.Version()+".tsv"),
+		Revdeps: filepath.Join(baselines, "revdeps-"+p.Version()+".tsv"),
+		Series:  seriesDir,
+		Module:  p.Module.Path,
+		Version: p.Version(),
+		Sim:     sim,
+		SimMod:  filepath.Join(out, "sim", p.Version()),
+		Verbose: verbose,
+		Log:     log,
+	}
+}
+
+// PlainBaseline is the file in baselines of the tests of version that fail
+// without -race.
+func PlainBaseline(baselines, version string) string {
+	return filepath.Join(baselines, "client-"+version+".tsv")
 }

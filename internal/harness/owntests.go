@@ -12,6 +12,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/verdict"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // OwnTests runs, for every patch, the tests its _test.go hunks add or
@@ -47,7 +49,7 @@ func OwnTests(ctx context.Context, o Options, base string, patches []series.Patc
 			if failed == nil {
 				return err
 			}
-			return fmt.Errorf("%s: applying %s on %s: %w (run `nomadfork check`)", n.Patch.Name, failed.Name, on, err)
+			return hint.Errorf("%s: applying %s on %s: %w (run %s)", n.Patch.Name, failed.Name, on, err, hint.Run("check"))
 		}
 		s, err := Prepare(ctx, wt.Dir, filepath.Join(o.Scratch, "bin"), "check-tests", o.Verbose, o.Log)
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/revdeps"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/suite"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // revdepsTimeout bounds one go test binary of the reverse dependencies:
@@ -85,11 +87,11 @@ func Revdeps(ctx context.Context, o Options, r RevdepsOptions) error {
 	known := &gotest.Baseline{Header: []string{"no reverse-dependency baseline: every failure is tried on unpatched upstream"}}
 	if !r.NoBaseline {
 		if known, err = gotest.ReadBaseline(o.Revdeps); err != nil {
-			return fmt.Errorf("%w: make it with `nomadfork baseline -revdeps` (hours on 2 cores), or pass -no-baseline to try every failure on unpatched upstream instead", err)
+			return hint.Errorf("%w: make it with %s (hours on 2 cores), or pass -no-baseline to try every failure on unpatched upstream instead", err, hint.Run("baseline", "-revdeps"))
 		}
 		if missing := known.Missing(pkgs); len(missing) > 0 {
-			return fmt.Errorf("the reverse-dependency baseline %s does not cover %s; run `nomadfork baseline -revdeps` to refresh it",
-				o.Revdeps, strings.Join(missing, ", "))
+			return hint.Errorf("the reverse-dependency baseline %s does not cover %s; run %s to refresh it",
+				o.Revdeps, strings.Join(missing, ", "), hint.Run("baseline", "-revdeps"))
 		}
 	}
 	s, err := Prepare(ctx, o.Tree.Dir, filepath.Join(o.Scratch, "bin"), "test", o.Verbose, o.Log)
@@ -113,7 +115,7 @@ func Revdeps(ctx context.Context, o Options, r RevdepsOptions) error {
 func revdepsBaseline(ctx context.Context, o Options, s *suite.Suite, b BaselineOptions) error {
 	pkgs, err := reverseDeps(ctx, o, o.Tree.Dir)
 	if err != nil {
-		return fmt.Errorf("finding the reverse dependencies of nomad/'s series: %w", err)
+		return hint.Errorf("finding the reverse dependencies of %s's series: %w", hint.WorkTree, err)
 	}
 	var existing []string
 	for _, pkg := range pkgs {
@@ -126,7 +128,7 @@ func revdepsBaseline(ctx context.Context, o Options, s *suite.Suite, b BaselineO
 		}
 	}
 	if len(existing) == 0 {
-		return fmt.Errorf("nomad/'s series has no reverse dependencies outside %s; there is nothing to baseline (if nomad/ holds no patches, run `nomadfork apply` first)", ClientPackages)
+		return hint.Errorf("%s's series has no reverse dependencies outside %s; there is nothing to baseline (if %s holds no patches, run %s first)", hint.WorkTree, ClientPackages, hint.WorkTree, hint.Run("apply"))
 	}
 	what := fmt.Sprintf("Top-level tests of the packages outside %s whose tests import a package the series changes, that fail on unpatched %s in the nomadfork sandbox", ClientPackages, b.Module)
 	return collect(ctx, o.Log, s, [][]string{existing}, []string{revdepsTimeout}, what, existing, o.Revdeps, b)

@@ -1,4 +1,4 @@
-// Package lockfile is the tool's own lock: one mutating nomadfork command
+// Package lockfile is the tool's own lock: one mutating command of the tool
 // at a time per repository. The lock file records the holder's pid and
 // verb; a lock whose process is gone is stale and is cleared.
 package lockfile
@@ -28,14 +28,20 @@ type HeldError struct {
 }
 
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("`nomadfork %s` (pid %d) has been running since %s; wait for it to finish, or stop it with `kill %d` (lock %s)",
-		e.Holder.Verb, e.Holder.PID, e.Holder.Started.Local().Format("15:04:05"), e.Holder.PID, e.File)
+	return fmt.Sprintf("the lock %s is held by %s (pid %d), running since %s", e.File, e.Holder.Verb, e.Holder.PID, e.Holder.Started.Local().Format("15:04:05"))
+}
+
+// Stale is a lock Acquire removed: its file, and its holder (PID 0 when
+// the file was unreadable).
+type Stale struct {
+	File   string
+	Holder Holder
 }
 
 // Acquire takes the lock at file for verb. A lock left by a process that no
-// longer runs is removed, and notice is called with a message saying so.
-// The returned function releases the lock.
-func Acquire(file, verb string, notice func(string)) (release func(), err error) {
+// longer runs is removed, and removed is called with it. The returned
+// function releases the lock.
+func Acquire(file, verb string, removed func(Stale)) (release func(), err error) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return nil, fmt.Errorf("taking the lock: %w", err)
 	}
@@ -69,11 +75,10 @@ func Acquire(file, verb string, notice func(string)) (release func(), err error)
 		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("removing stale lock: %w", err)
 		}
-		if h.PID > 0 {
-			notice(fmt.Sprintf("removed a stale lock: `nomadfork %s` (pid %d) stopped without releasing it", h.Verb, h.PID))
-		} else {
-			notice(fmt.Sprintf("removed an unreadable lock file %s", file))
+		if h.PID <= 0 {
+			h = Holder{}
 		}
+		removed(Stale{File: file, Holder: h})
 	}
 	return nil, fmt.Errorf("could not take the lock %s", file)
 }

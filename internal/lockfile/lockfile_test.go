@@ -6,23 +6,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
 func TestAcquireExcludesAndReleases(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "out", "nomadfork.lock")
-	release, err := Acquire(file, "apply", func(string) { t.Error("unexpected notice") })
+	release, err := Acquire(file, "apply", func(Stale) { t.Error("unexpected notice") })
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = Acquire(file, "extract", func(string) {})
+	_, err = Acquire(file, "extract", func(Stale) {})
 	var held *HeldError
 	if !errors.As(err, &held) || held.Holder.Verb != "apply" || held.Holder.PID != os.Getpid() {
 		t.Fatalf("second Acquire = %v, want held by apply", err)
 	}
 	release()
-	release2, err := Acquire(file, "extract", func(string) {})
+	release2, err := Acquire(file, "extract", func(Stale) {})
 	if err != nil {
 		t.Fatalf("after release: %v", err)
 	}
@@ -40,14 +39,14 @@ func TestAcquireClearsStaleLock(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var notices []string
-	release, err := Acquire(file, "apply", func(s string) { notices = append(notices, s) })
+	var notices []Stale
+	release, err := Acquire(file, "apply", func(s Stale) { notices = append(notices, s) })
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
-	if len(notices) != 1 || !strings.Contains(notices[0], "stale lock") || !strings.Contains(notices[0], "nomadfork rebase") {
-		t.Errorf("notices = %q", notices)
+	if len(notices) != 1 || notices[0].Holder.Verb != "rebase" || notices[0].Holder.PID != cmd.Process.Pid || notices[0].File != file {
+		t.Errorf("notices = %+v", notices)
 	}
 }
 
@@ -64,13 +63,13 @@ func TestAcquireClearsLockOfReusedPid(t *testing.T) {
 	if err := os.WriteFile(file, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var notices []string
-	release, err := Acquire(file, "apply", func(s string) { notices = append(notices, s) })
+	var notices []Stale
+	release, err := Acquire(file, "apply", func(s Stale) { notices = append(notices, s) })
 	if err != nil {
 		t.Fatalf("lock of a reused pid: %v", err)
 	}
 	defer release()
-	if len(notices) != 1 || !strings.Contains(notices[0], "stale lock") {
-		t.Errorf("notices = %q", notices)
+	if len(notices) != 1 || notices[0].Holder.PID != cmd.Process.Pid {
+		t.Errorf("notices = %+v", notices)
 	}
 }

@@ -21,6 +21,9 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // Targets are the platforms a release holds.
@@ -50,6 +53,25 @@ type Options struct {
 	Log     io.Writer
 }
 
+// LineOptions returns the Options of the release of a line from its work
+// tree's repository, its pin file, its series directory and the
+// changelog that names the fork release.
+func LineOptions(tree *git.Repo, pinFile, seriesDir, changelog, dist, scratch string, log io.Writer) (Options, error) {
+	p, err := pin.Load(pinFile)
+	if err != nil {
+		return Options{}, err
+	}
+	fork, err := build.ForkRelease(changelog, p.Version())
+	if err != nil {
+		return Options{}, err
+	}
+	patches, err := series.Require(seriesDir, true)
+	if err != nil {
+		return Options{}, err
+	}
+	return Options{Tree: tree, Upstream: p.Version(), Fork: fork, Patches: patches, Dist: dist, Scratch: scratch, Log: log}, nil
+}
+
 // Version is the release's version: upstream's without the v, the fork
 // release as build metadata, such as 1.5.3+fork.1.
 func (o Options) Version() string {
@@ -76,7 +98,7 @@ type Release struct {
 
 // ErrDirty is returned for a work tree with uncommitted changes: its
 // release would not be a function of a commit.
-var ErrDirty = errors.New("the work tree has uncommitted changes; a release is built from a commit: commit them (and `nomadfork extract`), or discard them with `nomadfork apply -force`")
+var ErrDirty = hint.Errorf("the work tree has uncommitted changes; a release is built from a commit: commit them (and %s), or discard them with %s", hint.Run("extract"), hint.Run("apply", "-force"))
 
 // Make builds the release into o.Dir(), replacing one that is there. It
 // stages everything in o.Scratch and renames the finished directory into

@@ -12,6 +12,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // ErrNoRelease is returned by Verify when there is no release to verify.
@@ -32,7 +34,7 @@ func (e *MismatchError) Error() string {
 func Verify(ctx context.Context, o Options) (string, error) {
 	have, err := os.ReadFile(filepath.Join(o.Dir(), SumsFile))
 	if errors.Is(err, os.ErrNotExist) {
-		return "", fmt.Errorf("%w: %s does not exist; make it with `nomadfork release` first", ErrNoRelease, filepath.Join(o.Dir(), SumsFile))
+		return "", hint.Errorf("%w: %s does not exist; make it with %s first", ErrNoRelease, filepath.Join(o.Dir(), SumsFile), hint.Run("release"))
 	}
 	if err != nil {
 		return "", err

@@ -19,6 +19,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // FormatPatchArgs are the fixed `git format-patch` flags that make a patch
@@ -89,10 +91,13 @@ type GapError struct {
 	Want int
 }
 
-func (e *GapError) Error() string {
-	return fmt.Sprintf("%s: expected number %04d (the series is numbered from 0001 without gaps): a patch file is missing or was renamed; "+
-		"restore it (`git checkout -- %s`), or, to remove a patch from the series, drop its commit in the work tree (`git rebase -i upstream` there) and run `nomadfork extract`, which renumbers the files",
-		e.Path, e.Want, filepath.Dir(e.Path))
+func (e *GapError) Error() string { return e.Render(nil) }
+
+// Render is the error's message with its advice rendered by r.
+func (e *GapError) Render(r hint.Renderer) string {
+	return hint.Sprintf("%s: expected number %04d (the series is numbered from 0001 without gaps): a patch file is missing or was renamed; "+
+		"restore it (`git checkout -- %s`), or, to remove a patch from the series, drop its commit in the work tree (`git rebase -i upstream` there) and run %s, which renumbers the files",
+		e.Path, e.Want, filepath.Dir(e.Path), hint.Run("extract")).Render(r)
 }
 
 // ListAny is List without the numbering check: extract reads the series it
@@ -112,7 +117,7 @@ func ListAny(dir string) ([]Patch, error) {
 		}
 		m := nameRE.FindStringSubmatch(e.Name())
 		if m == nil {
-			return nil, fmt.Errorf("%s: patch files are named NNNN-subject.patch; rename it or run `nomadfork extract`", filepath.Join(dir, e.Name()))
+			return nil, hint.Errorf("%s: patch files are named NNNN-subject.patch; rename it or run %s", filepath.Join(dir, e.Name()), hint.Run("extract"))
 		}
 		n, _ := strconv.Atoi(m[1])
 		p := Patch{Name: e.Name(), Path: filepath.Join(dir, e.Name()), Number: n}

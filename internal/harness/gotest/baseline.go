@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // WholePackage is the test name of a baseline entry for a package whose
@@ -58,7 +60,7 @@ func (b *Baseline) Missing(pkgs []string) []string {
 func ReadBaseline(file string) (*Baseline, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("reading baseline: %w (run `nomadfork baseline` to make it)", err)
+		return nil, hint.Errorf("reading baseline: %w (run %s to make it)", err, hint.Run("baseline"))
 	}
 	b := &Baseline{}
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -218,7 +220,7 @@ func Reason(r Result) string {
 			return clip(s)
 		}
 	}
-	return "failed without an error message (see `nomadfork baseline` output)"
+	return "failed without an error message (see the baseline run's output)"
 }
 
 // logLineRE matches hclog lines, which rarely explain a failure.

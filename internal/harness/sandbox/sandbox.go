@@ -20,17 +20,6 @@ import (
 	"syscall"
 )
 
-// Usage describes `nomadfork sandbox`.
-const Usage = `usage: nomadfork sandbox -- command [args...]
-
-Runs the command in new network, mount and PID namespaces: only lo and a veth
-pair with a default route via 192.0.2.254 that leads nowhere; 169.254.0.0/16
-and the private ranges unreachable; the machine's cgroups hidden; every
-process killed when the command exits. Needs root, unshare (util-linux) and ip
-(iproute2). Run go mod download first: there is no network inside. Nomad's
-tests need the tree's nomad on PATH (see make test-sim).
-`
-
 // InitArg is the hidden first argument with which the tool re-executes itself
 // as the first process of a new sandbox.
 const InitArg = "__sandbox-init"

@@ -289,7 +289,7 @@ func TestCollectUnionSkipsKnown(t *testing.T) {
 	for _, k := range tests {
 		got = append(got, k.Test+":"+k.Reason)
 	}
-	if strings.Join(got, " ") != "TestA:failed without an error message (see `nomadfork baseline` output) TestB:failed without an error message (see `nomadfork baseline` output) TestOld:old" {
+	if strings.Join(got, " ") != "TestA:failed without an error message (see the baseline run's output) TestB:failed without an error message (see the baseline run's output) TestOld:old" {
 		t.Errorf("tests = %v", got)
 	}
 	if passed != 1 || skippedN != 0 {

@@ -23,6 +23,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // Options control Series.
@@ -46,10 +48,17 @@ type Options struct {
 }
 
 // Problems is the error Series returns: one line per problem.
-type Problems []string
+type Problems []hint.Message
 
-func (p Problems) Error() string {
-	return fmt.Sprintf("check found %d problem(s):\n\t%s", len(p), strings.Join(p, "\n\t"))
+func (p Problems) Error() string { return p.Render(nil) }
+
+// Render is the error's message with its advice rendered by r.
+func (p Problems) Render(r hint.Renderer) string {
+	lines := make([]string, len(p))
+	for i, m := range p {
+		lines[i] = m.Render(r)
+	}
+	return fmt.Sprintf("check found %d problem(s):\n\t%s", len(p), strings.Join(lines, "\n\t"))
 }
 
 // Metadata lints every patch's trailers and subject.
@@ -59,14 +68,14 @@ func Metadata(patches []series.Patch) Problems {
 		data := p.Data
 		md, err := p.Metadata()
 		if err != nil {
-			probs = append(probs, err.Error())
+			probs = append(probs, hint.Sprintf("%v", err))
 			continue
 		}
 		for _, e := range md.Lint() {
-			probs = append(probs, fmt.Sprintf("%s: %v", p.Name, e))
+			probs = append(probs, hint.Sprintf("%s: %v", p.Name, e))
 		}
 		if crlfEndings(data) {
-			probs = append(probs, fmt.Sprintf("%s has CRLF line endings (patch files use LF; an editor or checkout converted it): restore it (`git checkout -- %s`) or convert it (`sed -i 's/\\r$//' %s`)", p.Path, p.Path, p.Path))
+			probs = append(probs, hint.Sprintf("%s has CRLF line endings (patch files use LF; an editor or checkout converted it): restore it (`git checkout -- %s`) or convert it (`sed -i 's/\\r$//' %s`)", p.Path, p.Path, p.Path))
 		}
 	}
 	return probs
@@ -105,7 +114,7 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 		if err != nil {
 			return err
 		}
-		if prob != "" {
+		if !prob.IsZero() {
 			probs = append(probs, prob)
 			break // later patches depend on this one
 		}
@@ -145,7 +154,7 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 			return ctx.Err()
 		}
 		if err != nil {
-			probs = append(probs, fmt.Sprintf("%s: series prefix 1..%d does not build: %v", name, i+1, err))
+			probs = append(probs, hint.Sprintf("%s: series prefix 1..%d does not build: %v", name, i+1, err))
 			break
 		}
 		if len(pkgs) == 0 {
@@ -172,7 +181,7 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 			return err
 		}
 		for _, f := range newFindings {
-			probs = append(probs, fmt.Sprintf("%s: go vet: %s (not reported on upstream)", name, f))
+			probs = append(probs, hint.Sprintf("%s: go vet: %s (not reported on upstream)", name, f))
 		}
 	}
 	if len(probs) == 0 {
@@ -190,33 +199,33 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 
 // applyExactly applies p without three-way merging and compares its
 // re-export with the file. It returns the new commit, or a problem.
-func applyExactly(ctx context.Context, wt *git.Repo, p series.Patch) (commit, problem string, err error) {
+func applyExactly(ctx context.Context, wt *git.Repo, p series.Patch) (commit string, problem hint.Message, err error) {
 	if err := wt.Am(ctx, p.Path, false); err != nil {
 		var am *git.AmError
 		if !errors.As(err, &am) {
-			return "", "", err
+			return "", hint.Message{}, err
 		}
 		_ = wt.AmAbort(ctx)
-		return "", fmt.Sprintf("%s: does not apply: %s", p.Name, oneLine(git.GitMessage(am.Output))), nil
+		return "", hint.Sprintf("%s: does not apply: %s", p.Name, oneLine(git.GitMessage(am.Output))), nil
 	}
 	commit, err = wt.Line(ctx, "rev-parse", "HEAD")
 	if err != nil {
-		return "", "", err
+		return "", hint.Message{}, err
 	}
 	files, err := series.ExportFrom(ctx, wt, commit+"^", commit, p.Number)
 	if err != nil {
-		return "", "", err
+		return "", hint.Message{}, err
 	}
 	want := p.Data
 	if len(files) != 1 {
-		return "", fmt.Sprintf("%s: applying it made %d commits", p.Name, len(files)), nil
+		return "", hint.Sprintf("%s: applying it made %d commits", p.Name, len(files)), nil
 	}
 	got := files[0].Data
 	if bytes.Equal(got, want) {
 		if files[0].Name != p.Name {
-			return "", fmt.Sprintf("%s: its subject exports as %s; run `nomadfork extract` to rename it", p.Name, files[0].Name), nil
+			return "", hint.Sprintf("%s: its subject exports as %s; run %s to rename it", p.Name, files[0].Name, hint.Run("extract")), nil
 		}
-		return commit, "", nil
+		return commit, hint.Message{}, nil
 	}
 	return "", describeDrift(p.Name, want, got), nil
 }
@@ -226,8 +235,10 @@ var hunkRE = regexp.MustCompile(`^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@`)
 // describeDrift explains how a re-export differs from the patch file: only
 // in hunk positions (the patch applies at an offset), only in index lines
 // (upstream changed the files elsewhere), or in content.
-func describeDrift(name string, want, got []byte) string {
-	const refresh = "; run `nomadfork apply` and `nomadfork extract` to refresh it"
+func describeDrift(name string, want, got []byte) hint.Message {
+	refresh := func(format string, args ...any) hint.Message {
+		return hint.Sprintf(format+"; run %s and %s to refresh it", append(args, hint.Run("apply"), hint.Run("extract"))...)
+	}
 	wl := strings.Split(string(want), "\n")
 	gl := strings.Split(string(got), "\n")
 	if len(wl) == len(gl) {
@@ -251,19 +262,19 @@ func describeDrift(name string, want, got []byte) string {
 		}
 		switch {
 		case other < 0 && firstHunk >= 0:
-			return fmt.Sprintf("%s: applies only with an offset (line %d: patch says %q, upstream has it at %q)"+refresh,
+			return refresh("%s: applies only with an offset (line %d: patch says %q, upstream has it at %q)",
 				name, firstHunk+1, hunkHead(wl[firstHunk]), hunkHead(gl[firstHunk]))
 		case other < 0 && firstIndex >= 0:
-			return fmt.Sprintf("%s: upstream changed a patched file outside the hunks (line %d: %q became %q)"+refresh,
+			return refresh("%s: upstream changed a patched file outside the hunks (line %d: %q became %q)",
 				name, firstIndex+1, wl[firstIndex], gl[firstIndex])
 		}
 	}
 	for i := 0; i < len(wl) && i < len(gl); i++ {
 		if wl[i] != gl[i] {
-			return fmt.Sprintf("%s: re-export differs at line %d: patch has %q, re-export %q"+refresh, name, i+1, wl[i], gl[i])
+			return refresh("%s: re-export differs at line %d: patch has %q, re-export %q", name, i+1, wl[i], gl[i])
 		}
 	}
-	return fmt.Sprintf("%s: re-export differs in length (%d vs %d lines)"+refresh, name, len(wl), len(gl))
+	return refresh("%s: re-export differs in length (%d vs %d lines)", name, len(wl), len(gl))
 }
 
 func hunkHead(l string) string { return hunkRE.FindString(l) }

@@ -14,6 +14,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // FormatGraph renders the graph, one line per patch.
@@ -44,7 +46,7 @@ func SeriesMetadata(patches []series.Patch, pinned string) Problems {
 			continue // Metadata reports it
 		}
 		for _, e := range md.LintInSeries(p.Number, len(patches), pinned) {
-			probs = append(probs, fmt.Sprintf("%s: %v", p.Name, e))
+			probs = append(probs, hint.Sprintf("%s: %v", p.Name, e))
 		}
 	}
 	return probs
@@ -74,10 +76,10 @@ func checkGraph(ctx context.Context, wt *git.Repo, base string, nodes []series.N
 		case failed != nil && !errors.As(err, &am):
 			return nil, err
 		case failed != nil && failed.Number != n.Patch.Number:
-			probs = append(probs, fmt.Sprintf("%s: cannot be checked on %s: its dependency %s does not apply there: %s", n.Patch.Name, on, failed.Name, oneLine(git.GitMessage(am.Output))))
+			probs = append(probs, hint.Sprintf("%s: cannot be checked on %s: its dependency %s does not apply there: %s", n.Patch.Name, on, failed.Name, oneLine(git.GitMessage(am.Output))))
 			continue
 		case failed != nil:
-			probs = append(probs, fmt.Sprintf("%s: does not apply on %s (git am, no 3-way): %s%s", n.Patch.Name, on, oneLine(git.GitMessage(am.Output)), missingHint(n, nodes, "")))
+			probs = append(probs, hint.Sprintf("%s: does not apply on %s (git am, no 3-way): %s%s", n.Patch.Name, on, oneLine(git.GitMessage(am.Output)), missingHint(n, nodes, "")))
 			continue
 		}
 		if !build {
@@ -125,7 +127,7 @@ func checkGraph(ctx context.Context, wt *git.Repo, base string, nodes []series.N
 			return nil, err
 		}
 		if failure != "" {
-			probs = append(probs, fmt.Sprintf("%s: %s%s", n.Patch.Name, failure, missingHint(n, nodes, failure)))
+			probs = append(probs, hint.Sprintf("%s: %s%s", n.Patch.Name, failure, missingHint(n, nodes, failure)))
 		}
 	}
 	return probs, nil

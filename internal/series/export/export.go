@@ -18,6 +18,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // BranchPrefix prefixes the per-patch branches in the work tree.
@@ -124,7 +126,7 @@ func exportOne(ctx context.Context, wt *git.Repo, p series.Patch) (string, error
 	}
 	if err := wt.Am(ctx, p.Path, false); err != nil {
 		_ = wt.AmAbort(context.WithoutCancel(ctx))
-		return "", fmt.Errorf("%s does not apply to the base: %w (run `nomadfork check`)", p.Name, err)
+		return "", hint.Errorf("%s does not apply to the base: %w (run %s)", p.Name, err, hint.Run("check"))
 	}
 	kind, err := md.ReleaseNote()
 	if err != nil {

@@ -235,3 +235,10 @@ func (l Layout) Move(from, to string) (Line, error) {
 	}
 	return l.At(to)
 }
+
+// WorkTrees returns the work tree directories of the lines there are or
+// were: nomad/ and lines/*/nomad.
+func (l Layout) WorkTrees() []string {
+	more, _ := filepath.Glob(filepath.Join(l.Root, WorkTreesDir, "*", "nomad"))
+	return append([]string{filepath.Join(l.Root, "nomad")}, more...)
+}

@@ -6,9 +6,11 @@ import (
 
 	"golang.org/x/mod/semver"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // Drop records in the patch named name of the series in dir that upstream
@@ -35,4 +37,60 @@ func Drop(ctx context.Context, cur *pin.Pin, dir, name, applied, pr string) (*se
 		return nil, err
 	}
 	return patch, nil
+}
+
+// Dropped is what DropInTree did.
+type Dropped struct {
+	Patch *series.Patch
+	// Applied: the edited patch was applied to the work tree, so the next
+	// extract keeps it. Otherwise, when Tree is set, the work tree does
+	// not hold the series as last applied: apply must run before the
+	// next extract (which refuses to overwrite the edit until then).
+	Applied, Tree bool
+}
+
+// DropInTree is Drop for the line whose series is in dir and work tree
+// t: it refuses while an apply or rebase is stopped there or while t
+// holds commits that dir does not (the edit and the commits could then
+// each be kept only by discarding the other), and applies the edited
+// patch to t when t holds the series as last applied or extracted.
+func DropInTree(ctx context.Context, t *worktree.Tree, cur *pin.Pin, dir, name, applied, pr string) (*Dropped, error) {
+	if err := t.Require(ctx, worktree.Need{Verb: "drop", NoOp: true}); err != nil {
+		return nil, err
+	}
+	hasTree := t.Exists() && t.Repo.IsRepo(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if hasTree {
+		patches, err := series.List(dir)
+		if err != nil {
+			return nil, err
+		}
+		lost, err := t.Unexported(ctx, patches)
+		if err != nil {
+			return nil, err
+		}
+		if len(lost) > 0 {
+			return nil, &worktree.RefusalError{
+				What:  hint.Sprintf("%s has commits that patches/ does not hold yet:", hint.WorkTree),
+				Items: lost,
+				Hint:  hint.Sprintf("run %s first (or %s to discard them), then drop again", hint.Run("extract"), hint.Run("apply", "-force")),
+			}
+		}
+	}
+	patch, err := Drop(ctx, cur, dir, name, applied, pr)
+	if err != nil {
+		return nil, err
+	}
+	d := &Dropped{Patch: patch, Tree: hasTree}
+	if !hasTree {
+		return d, nil
+	}
+	patches, err := series.List(dir)
+	if err != nil {
+		return d, err
+	}
+	d.Applied, err = t.Reapply(ctx, patches)
+	return d, err
 }

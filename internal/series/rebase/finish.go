@@ -11,15 +11,20 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // FinishError is returned when the completing transaction cannot run:
 // nothing was written, and the rebase stays where it was.
 type FinishError struct{ Err error }
 
-func (e *FinishError) Error() string {
-	return fmt.Sprintf("cannot complete the rebase: %v; nothing was changed (pin, patches and CHANGELOG.md are as before): "+
-		"fix that, then run `nomadfork rebase -continue`, or run `nomadfork rebase -abort`", e.Err)
+func (e *FinishError) Error() string { return e.Render(nil) }
+
+// Render is the error's message with its advice rendered by r.
+func (e *FinishError) Render(r hint.Renderer) string {
+	return hint.Sprintf("cannot complete the rebase: %v; nothing was changed (pin, patches and CHANGELOG.md are as before): "+
+		"fix that, then run %s, or run %s", e.Err, hint.Run("rebase", "-continue"), hint.Run("rebase", "-abort")).Render(r)
 }
 
 func (e *FinishError) Unwrap() error { return e.Err }

@@ -15,6 +15,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // Files are the repository files a completed rebase rewrites. Until it
@@ -145,8 +147,8 @@ func (r *Rebaser) Start(ctx context.Context, cur, next *pin.Pin, mods []*upstrea
 		return nil, err
 	}
 	if len(lost) > 0 {
-		return nil, &worktree.RefusalError{What: "the work tree has commits that are not in patches/:", Items: lost,
-			Hint: "run `nomadfork extract` first, so the rebase starts from the series as committed"}
+		return nil, &worktree.RefusalError{What: hint.Sprintf("the work tree has commits that are not in patches/:"), Items: lost,
+			Hint: hint.Sprintf("run %s first, so the rebase starts from the series as committed", hint.Run("extract"))}
 	}
 	oldState, err := t.LoadState(ctx)
 	if err != nil {
@@ -161,7 +163,7 @@ func (r *Rebaser) Start(ctx context.Context, cur, next *pin.Pin, mods []*upstrea
 		return nil, err
 	}
 	if oldBase == "" || oldHead == "" {
-		return nil, errors.New("the work tree has no applied series: run `nomadfork apply` first")
+		return nil, hint.Errorf("the work tree has no applied series: run %s first", hint.Run("apply"))
 	}
 	newBase, err := t.ImportBase(ctx, mods)
 	if err != nil {
@@ -248,21 +250,21 @@ func (r *Rebaser) Continue(ctx context.Context, patches []series.Patch) (*Report
 				}
 			}
 		case !inAm:
-			return nil, fmt.Errorf("the stopped `git am` of %s is gone (did `git am --abort` or `--skip` run?), so nomadfork cannot tell whether to keep the patch; "+
-				"run `nomadfork rebase -abort` to restore everything as it was, then start over", rec.Stopped)
+			return nil, hint.Errorf("the stopped `git am` of %s is gone (did `git am --abort` or `--skip` run?), so nomadfork cannot tell whether to keep the patch; "+
+				"run %s to restore everything as it was, then start over", rec.Stopped, hint.Run("rebase", "-abort"))
 		default:
 			unmerged, err := t.Repo.Lines(ctx, "diff", "--name-only", "--diff-filter=U")
 			if err != nil {
 				return nil, err
 			}
 			if len(unmerged) > 0 {
-				return nil, fmt.Errorf("%s still has conflicts in %s: resolve them, `git add` the files, then run `nomadfork rebase -continue`", rec.Stopped, strings.Join(unmerged, ", "))
+				return nil, hint.Errorf("%s still has conflicts in %s: resolve them, `git add` the files, then run %s", rec.Stopped, strings.Join(unmerged, ", "), hint.Run("rebase", "-continue"))
 			}
 			if err := t.Repo.AmContinue(ctx); err != nil {
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
 				}
-				return nil, fmt.Errorf("continuing %s: %w; `git add` the resolved files, then run `nomadfork rebase -continue`", rec.Stopped, err)
+				return nil, hint.Errorf("continuing %s: %w; `git add` the resolved files, then run %s", rec.Stopped, err, hint.Run("rebase", "-continue"))
 			}
 		}
 		s.Outcomes = append(s.Outcomes, Outcome{Patch: rec.Stopped, Kind: Resolved})
@@ -333,7 +335,7 @@ func (r *Rebaser) run(ctx context.Context, s *state, patches []series.Patch) (*R
 		name := s.Patches[s.Next]
 		p, ok := byName[name]
 		if !ok {
-			return nil, fmt.Errorf("%s left patches/ during the rebase; restore it or run `nomadfork rebase -abort`", name)
+			return nil, hint.Errorf("%s left patches/ during the rebase; restore it or run %s", name, hint.Run("rebase", "-abort"))
 		}
 		end := progress.Begin("rebasing " + name)
 		out, err := Try(ctx, r.Tree.Repo, p, s.Target.Version())
@@ -400,7 +402,7 @@ func (r *Rebaser) DropProven(ctx context.Context, name, pr string, prove Prover,
 	}
 	evidence, err := prove(ctx, s.NewBase, *p)
 	if err != nil {
-		return nil, fmt.Errorf("%w\nthe rebase is still stopped at %s: resolve it and run `nomadfork rebase -continue`, or `nomadfork rebase -abort`", err, p.Name)
+		return nil, hint.Errorf("%w\nthe rebase is still stopped at %s: resolve it and run %s, or %s", err, p.Name, hint.Run("rebase", "-continue"), hint.Run("rebase", "-abort"))
 	}
 	t := r.Tree
 	t.Repo.RemoveStaleIndexLock(ctx)

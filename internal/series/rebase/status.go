@@ -9,6 +9,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
@@ -127,4 +128,43 @@ func Print(w io.Writer, cols []Column, patches []series.Patch, pinned string) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// StatusAll tries every line of layout against the versions targets
+// names newer than the line's pin (see Status), in scratch/<line> and the
+// work tree tree gives. trying is called before a line is tried (with
+// no versions: nothing newer to try, and nothing is tried), tried after.
+func StatusAll(ctx context.Context, layout line.Layout, targets upstream.Targets, scratch string, tree func(line.Line) *worktree.Tree,
+	log io.Writer, trying, tried func(LineStatus)) ([]LineStatus, error) {
+	names, err := layout.Names()
+	if err != nil {
+		return nil, err
+	}
+	var all []LineStatus
+	for _, name := range names {
+		ln, err := layout.Get(name)
+		if err != nil {
+			return nil, err
+		}
+		cur, err := pin.Load(ln.Pin)
+		if err != nil {
+			return nil, err
+		}
+		patches, err := series.Require(ln.Dir, false)
+		if err != nil {
+			return nil, err
+		}
+		st := LineStatus{Line: name, Default: ln.Default, Pinned: cur.Version(), Patches: patches}
+		st.Versions, _ = upstream.Versions("", targets, cur.Version())
+		trying(st)
+		if len(st.Versions) > 0 {
+			st.Columns, err = Status(ctx, tree(ln), cur, st.Versions, targets, patches, filepath.Join(scratch, name), log)
+			if err != nil {
+				return nil, fmt.Errorf("line %s: %w", name, err)
+			}
+		}
+		tried(st)
+		all = append(all, st)
+	}
+	return all, nil
 }

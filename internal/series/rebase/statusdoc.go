@@ -14,7 +14,11 @@ import (
 type LineStatus struct {
 	Line    string
 	Default bool
-	Patches []series.Patch
+	// Pinned is the line's pinned version; Versions are the newer ones
+	// tried.
+	Pinned   string
+	Versions []string
+	Patches  []series.Patch
 	// Columns has one column per version tried; none when no newer
 	// version was named.
 	Columns []Column

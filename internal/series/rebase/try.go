@@ -14,6 +14,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // Outcome kinds, one per patch and target.
@@ -117,6 +119,6 @@ func Try(ctx context.Context, wt *git.Repo, p series.Patch, target string) (Outc
 // the commands that resume or abort it.
 func (o Outcome) StopError() error {
 	return &worktree.ConflictError{Patch: o.Patch, Files: o.Files, Hunks: o.Hunks, Conflict: o.Unmerged, Output: o.Detail,
-		Resume: "resolve the conflicts in nomad/ (or apply the patch there by hand), `git add` the files, then run `nomadfork rebase -continue`;\n" +
-			"or run `nomadfork rebase -abort` to restore everything as it was"}
+		Resume: hint.Sprintf("resolve the conflicts in %s (or apply the patch there by hand), `git add` the files, then run %s;\n"+
+			"or run %s to restore everything as it was", hint.WorkTree, hint.Run("rebase", "-continue"), hint.Run("rebase", "-abort"))}
 }

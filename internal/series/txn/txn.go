@@ -24,6 +24,8 @@ import (
 	"syscall"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // DirName is the staging directory, in the directory that holds the lines
@@ -58,8 +60,11 @@ type Tx struct {
 // unfinished.
 type PendingError struct{ Dir string }
 
-func (e *PendingError) Error() string {
-	return fmt.Sprintf("an earlier change of the series is unfinished (%s); run any nomadfork command that takes the lock, such as `nomadfork extract`, to finish it", e.Dir)
+func (e *PendingError) Error() string { return e.Render(nil) }
+
+// Render is the error's message with its advice rendered by r.
+func (e *PendingError) Render(r hint.Renderer) string {
+	return hint.Sprintf("an earlier change of the series is unfinished (%s); run any nomadfork command that takes the lock, such as %s, to finish it", e.Dir, hint.Run("extract")).Render(r)
 }
 
 // NotWritableError is returned by Check for a path the transaction would

@@ -10,6 +10,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // ApplyOptions control Apply.
@@ -22,80 +24,6 @@ type ApplyOptions struct {
 	Continue bool
 	// Abort ends a stopped apply, keeping the patches applied so far.
 	Abort bool
-}
-
-// RefusalError is returned when an operation would lose work.
-type RefusalError struct {
-	// What says what would be lost.
-	What string
-	// Items lists the affected files or commits.
-	Items []string
-	// Hint says how to proceed.
-	Hint string
-}
-
-func (e *RefusalError) Error() string {
-	var b strings.Builder
-	b.WriteString("refusing: " + e.What)
-	const max = 20
-	for i, it := range e.Items {
-		if i == max {
-			fmt.Fprintf(&b, "\n\t… and %d more", len(e.Items)-max)
-			break
-		}
-		b.WriteString("\n\t" + it)
-	}
-	if e.Hint != "" {
-		b.WriteString("\n" + e.Hint)
-	}
-	return b.String()
-}
-
-// ConflictError is returned when a patch does not apply.
-type ConflictError struct {
-	// Patch is the file name of the patch that failed.
-	Patch string
-	// Conflict is set when the merge left conflicts to resolve; otherwise
-	// the patch did not apply at all and Output holds git's message.
-	Conflict bool
-	// Files are the files with conflicts or rejected hunks.
-	Files []string
-	// Hunks locate the rejected hunks as path:line of the patch's preimage.
-	Hunks []string
-	// Output is what git printed.
-	Output string
-	// Resume says how to go on.
-	Resume string
-	// Cause, if set, is the likely real cause, said first.
-	Cause string
-}
-
-func (e *ConflictError) Error() string {
-	var b strings.Builder
-	if e.Cause != "" {
-		b.WriteString(e.Cause + "\n")
-	}
-	if e.Conflict {
-		fmt.Fprintf(&b, "patch %s conflicts", e.Patch)
-	} else {
-		fmt.Fprintf(&b, "patch %s does not apply: %s", e.Patch, git.GitMessage(e.Output))
-	}
-	if len(e.Files) > 0 {
-		b.WriteString(map[bool]string{true: "\nconflicts in:", false: "\nin:"}[e.Conflict])
-		for _, f := range e.Files {
-			b.WriteString("\n\t" + f)
-		}
-	}
-	if len(e.Hunks) > 0 {
-		b.WriteString("\nrejected hunks (file:line before the patch):")
-		for _, h := range e.Hunks {
-			b.WriteString("\n\t" + h)
-		}
-	}
-	if e.Resume != "" {
-		b.WriteString("\n" + e.Resume)
-	}
-	return b.String()
 }
 
 // Apply makes the work tree hold base plus one commit per patch. It resumes
@@ -159,7 +87,7 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 					}
 				}
 				if start < 0 {
-					return fmt.Errorf("patch %s, next in the stopped apply, is no longer in the series; run `nomadfork apply -abort`, then `nomadfork apply`", state.Pending[0])
+					return hint.Errorf("patch %s, next in the stopped apply, is no longer in the series; run %s, then %s", state.Pending[0], hint.Run("apply", "-abort"), hint.Run("apply"))
 				}
 			}
 			state.Base = base
@@ -175,7 +103,7 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		reset = false
 	case opts.Continue && len(state.Pending) == 0 && len(state.Resolved) > 0:
 		// An interrupted -continue that had applied the last patch.
-		fmt.Fprintf(t.Log, "the apply is complete; resolved by hand: %s; run `nomadfork extract` to save the resolutions to patches/\n", strings.Join(state.Resolved, ", "))
+		hint.Fprint(t.Log, hint.Sprintf("the apply is complete; resolved by hand: %s; run %s to save the resolutions to patches/", strings.Join(state.Resolved, ", "), hint.Run("extract")))
 		return nil
 	case opts.Continue && len(state.Pending) == 0:
 		return fmt.Errorf("%w in %s: nothing to continue", ErrNothing, t.Dir)
@@ -184,7 +112,7 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		if err != nil {
 			return err
 		}
-		return &RefusalError{What: op.What + ", and its resolution would be lost", Hint: "finish it: " + op.Finish + "\nor abort it: " + op.Abort}
+		return &RefusalError{What: hint.Sprintf("%s, and its resolution would be lost", op.What), Hint: op.advice()}
 	case inAm:
 		if err := t.Repo.AmAbort(ctx); err != nil {
 			return err
@@ -261,8 +189,8 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 			return 0, true, nil
 		}
 		return 0, true, &RefusalError{
-			What: fmt.Sprintf("%s has commits but no %q branch: it is not a work tree nomadfork made", t.Dir, BaseBranch),
-			Hint: "move it away, or run `nomadfork apply -force` to replace its content",
+			What: hint.Sprintf("%s has commits but no %q branch: it is not a work tree nomadfork made", t.Dir, BaseBranch),
+			Hint: hint.Sprintf("move it away, or run %s to replace its content", hint.Run("apply", "-force")),
 		}
 	}
 	dirty, err := t.Repo.Status(ctx)
@@ -271,9 +199,9 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 	}
 	if len(dirty) > 0 && !force {
 		return 0, true, &RefusalError{
-			What:  fmt.Sprintf("%s has uncommitted changes that applying would overwrite:", t.Dir),
+			What:  hint.Sprintf("%s has uncommitted changes that applying would overwrite:", t.Dir),
 			Items: dirty,
-			Hint:  "commit them (then `nomadfork extract`), or stash them; `nomadfork apply -force` discards them",
+			Hint:  hint.Sprintf("commit them (then %s), or stash them; %s discards them", hint.Run("extract"), hint.Run("apply", "-force")),
 		}
 	}
 	files, err := series.Export(ctx, t.Repo, oldBase, "HEAD")
@@ -286,14 +214,14 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 		for _, f := range files[matched:] {
 			items = append(items, f.Name)
 		}
-		hint := "run `nomadfork extract` to write them to patches/, or `nomadfork apply -force` to discard them"
+		advice := hint.Sprintf("run %s to write them to patches/, or %s to discard them", hint.Run("extract"), hint.Run("apply", "-force"))
 		if ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD"); err != nil || ref != "refs/heads/"+ForkBranch {
-			hint = fmt.Sprintf("HEAD is not on the %q branch: put its commits there with `git -C %s checkout -B %s`, then run `nomadfork extract`; or run `nomadfork apply -force` to discard them", ForkBranch, t.Dir, ForkBranch)
+			advice = hint.Sprintf("HEAD is not on the %q branch: put its commits there with `git -C %s checkout -B %s`, then run %s; or run %s to discard them", ForkBranch, t.Dir, ForkBranch, hint.Run("extract"), hint.Run("apply", "-force"))
 		}
 		return 0, true, &RefusalError{
-			What:  fmt.Sprintf("%s has commits that differ from patches/ and would be lost:", t.Dir),
+			What:  hint.Sprintf("%s has commits that differ from patches/ and would be lost:", t.Dir),
 			Items: items,
-			Hint:  hint,
+			Hint:  advice,
 		}
 	}
 	if oldBase == base && len(dirty) == 0 && len(state.Resolved) == 0 && (matched == len(files) || head == state.Applied) {
@@ -311,7 +239,7 @@ func (t *Tree) continueAm(ctx context.Context, base string, state *State, patche
 		return 0, fmt.Errorf("a `git am` session is in progress in %s that nomadfork did not start; finish it with `git am --continue` or `git am --abort` there", t.Dir)
 	}
 	if state.Base != base {
-		return 0, fmt.Errorf("the pin changed since the apply stopped at %s; restore upstream.json, or run `nomadfork apply -abort` and then `nomadfork apply`", state.Pending[0])
+		return 0, hint.Errorf("the pin changed since the apply stopped at %s; restore upstream.json, or run %s and then %s", state.Pending[0], hint.Run("apply", "-abort"), hint.Run("apply"))
 	}
 	unmerged, err := t.Repo.Lines(ctx, "diff", "--name-only", "--diff-filter=U")
 	if err != nil {
@@ -321,11 +249,11 @@ func (t *Tree) continueAm(ctx context.Context, base string, state *State, patche
 		return 0, &ConflictError{
 			Patch: state.Pending[0], Conflict: true,
 			Files:  unmerged,
-			Resume: "resolve these conflicts, `git add` the files, then run `nomadfork apply -continue` again",
+			Resume: hint.Sprintf("resolve these conflicts, `git add` the files, then run %s again", hint.Run("apply", "-continue")),
 		}
 	}
 	if err := t.Repo.AmContinue(ctx); err != nil {
-		return 0, fmt.Errorf("continuing %s: %w; `git add` the resolved files, then run `nomadfork apply -continue`", state.Pending[0], err)
+		return 0, hint.Errorf("continuing %s: %w; `git add` the resolved files, then run %s", state.Pending[0], err, hint.Run("apply", "-continue"))
 	}
 	fmt.Fprintf(t.Log, "applied %s (resolved by hand)\n", state.Pending[0])
 	state.Resolved = append(state.Resolved, state.Pending[0])
@@ -338,7 +266,7 @@ func (t *Tree) continueAm(ctx context.Context, base string, state *State, patche
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("patch %s, next in the stopped apply, is no longer in the series; run `nomadfork apply -abort`, then `nomadfork apply`", state.Pending[0])
+	return 0, hint.Errorf("patch %s, next in the stopped apply, is no longer in the series; run %s, then %s", state.Pending[0], hint.Run("apply", "-abort"), hint.Run("apply"))
 }
 
 func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Patch, start int) error {
@@ -377,7 +305,7 @@ func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Pat
 	if len(state.Resolved) == 0 {
 		state.Applied = head
 	} else {
-		fmt.Fprintf(t.Log, "resolved by hand: %s; run `nomadfork extract` to save the resolutions to patches/\n", strings.Join(state.Resolved, ", "))
+		hint.Fprint(t.Log, hint.Sprintf("resolved by hand: %s; run %s to save the resolutions to patches/", strings.Join(state.Resolved, ", "), hint.Run("extract")))
 	}
 	return t.SaveState(ctx, state)
 }
@@ -398,8 +326,8 @@ func (t *Tree) applyOne(ctx context.Context, p series.Patch) error {
 		return nil
 	case errors.As(err, &am) && am.Unmerged:
 		return &ConflictError{Patch: p.Name, Conflict: true, Files: am.Files, Hunks: am.Hunks, Output: am.Output,
-			Resume: "resolve the conflicts in " + t.Dir + ", `git add` the files, then run `nomadfork apply -continue`;\n" +
-				"or run `nomadfork apply -abort` to stop here, keeping the patches before it"}
+			Resume: hint.Sprintf("resolve the conflicts in %s, `git add` the files, then run %s;\nor run %s to stop here, keeping the patches before it",
+				t.Dir, hint.Run("apply", "-continue"), hint.Run("apply", "-abort"))}
 	}
 	// Undo the partial application, whatever stopped it: back to HEAD
 	// before it, without the files it created.
@@ -419,8 +347,8 @@ func (t *Tree) applyOne(ctx context.Context, p series.Patch) error {
 	}
 	if am != nil {
 		ce := &ConflictError{Patch: p.Name, Files: am.Files, Hunks: am.Hunks, Output: am.Output,
-			Resume: fmt.Sprintf("%s holds upstream and the patches before it. The patch file is damaged or does not fit the pinned upstream: "+
-				"fix %s (`git diff -- %s` shows local edits), then run `nomadfork apply` to go on", t.Dir, p.Path, p.Path)}
+			Resume: hint.Sprintf("%s holds upstream and the patches before it. The patch file is damaged or does not fit the pinned upstream: "+
+				"fix %s (`git diff -- %s` shows local edits), then run %s to go on", t.Dir, p.Path, p.Path, hint.Run("apply"))}
 		if bytes.Contains(p.Data, []byte("\r\n")) {
 			ce.Cause = fmt.Sprintf("%s has CRLF line endings (patch files use LF; an editor or checkout converted it): restore it (`git checkout -- %s`) or convert it (`sed -i 's/\\r$//' %s`)", p.Path, p.Path, p.Path)
 		}

@@ -23,34 +23,6 @@ type ExtractOptions struct {
 	Txn string
 }
 
-// EditedError is returned by Extract when it would overwrite patch files
-// changed since nomadfork last wrote or applied them.
-type EditedError struct {
-	Dir   string
-	Files []string
-}
-
-func (e *EditedError) Error() string {
-	return (&RefusalError{
-		What:  fmt.Sprintf("these patch files in %s changed since nomadfork last wrote or applied them, and extract would overwrite them with the work tree's commits:", e.Dir),
-		Items: e.Files,
-		Hint:  "to keep the edits, run `nomadfork apply` first (it applies patches/ to the work tree), then `nomadfork extract`; to discard them, run `nomadfork extract -force`",
-	}).Error()
-}
-
-// DependencyGoneError is returned by Extract when a patch's Depends-On
-// names a patch the work tree's commits no longer hold.
-type DependencyGoneError struct {
-	Patch, Dep string
-	Number     int
-}
-
-func (e *DependencyGoneError) Error() string {
-	return fmt.Sprintf("%s has Depends-On: %04d, but %s is no longer in the series; "+
-		"in the work tree, reword that commit's Depends-On (`git rebase -i upstream`, \"reword\"), then run `nomadfork extract` again",
-		e.Patch, e.Number, e.Dep)
-}
-
 // Extract writes the work tree's commits since the base to dir as patch
 // files and records that the work tree now matches them, in one
 // transaction. When the numbering changes, the Depends-On trailers of the

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 // Op is an operation in progress in the work tree: an apply or a rebase
@@ -14,16 +16,21 @@ type Op struct {
 	Verb string
 	// What describes where it stopped.
 	What string
-	// Finish and Abort are the exact commands that finish and abort it.
-	Finish, Abort string
+	// Finish and Abort say how to finish and abort it.
+	Finish, Abort hint.Message
 }
 
 // Refuse returns the error a verb gives while op is in progress.
 func (op *Op) Refuse(verb string) error {
 	return &RefusalError{
-		What: fmt.Sprintf("%s; `nomadfork %s` would mix with it", op.What, verb),
-		Hint: "finish it: " + op.Finish + "\nor abort it: " + op.Abort,
+		What: hint.Sprintf("%s; %s would mix with it", op.What, hint.Run(verb)),
+		Hint: op.advice(),
 	}
+}
+
+// advice says how to finish or abort op.
+func (op *Op) advice() hint.Message {
+	return hint.Sprintf("finish it: %s\nor abort it: %s", op.Finish, op.Abort)
 }
 
 // InProgress returns the operation in progress in the work tree, or nil.
@@ -43,31 +50,37 @@ func (t *Tree) InProgress(ctx context.Context) (*Op, error) {
 	case state.Rebase != nil && state.Rebase.Stopped != "":
 		return &Op{Verb: "rebase",
 			What:   fmt.Sprintf("a rebase onto %s is stopped at a conflict in %s", state.Rebase.Onto, state.Rebase.Stopped),
-			Finish: "resolve the conflicts in " + t.Dir + ", `git add` the files, then run `nomadfork rebase -continue`",
-			Abort:  "`nomadfork rebase -abort` (restores the work tree; pin, patches/ and CHANGELOG.md are untouched until a rebase completes)"}, nil
+			Finish: hint.Sprintf("resolve the conflicts in %s, `git add` the files, then run %s", t.Dir, hint.Run("rebase", "-continue")),
+			Abort:  abortRebase}, nil
 	case state.Rebase != nil:
 		return &Op{Verb: "rebase",
 			What:   fmt.Sprintf("a rebase onto %s was interrupted", state.Rebase.Onto),
-			Finish: "`nomadfork rebase -continue`",
-			Abort:  "`nomadfork rebase -abort` (restores the work tree; pin, patches/ and CHANGELOG.md are untouched until a rebase completes)"}, nil
+			Finish: hint.Sprintf("%s", hint.Run("rebase", "-continue")),
+			Abort:  abortRebase}, nil
 	case len(state.Pending) > 0 && inAm:
 		return &Op{Verb: "apply",
 			What:   fmt.Sprintf("an apply is stopped at a conflict in %s", state.Pending[0]),
-			Finish: "resolve the conflicts in " + t.Dir + ", `git add` the files, then run `nomadfork apply -continue`",
-			Abort:  "`nomadfork apply -abort` (keeps the patches applied so far)"}, nil
+			Finish: hint.Sprintf("resolve the conflicts in %s, `git add` the files, then run %s", t.Dir, hint.Run("apply", "-continue")),
+			Abort:  abortApply}, nil
 	case len(state.Pending) > 0:
 		return &Op{Verb: "apply",
 			What:   fmt.Sprintf("an apply stopped before %s (interrupted, or the patch did not apply)", state.Pending[0]),
-			Finish: "`nomadfork apply` (after fixing the patch, if it did not apply)",
-			Abort:  "`nomadfork apply -abort` (keeps the patches applied so far)"}, nil
+			Finish: hint.Sprintf("%s (after fixing the patch, if it did not apply)", hint.Run("apply")),
+			Abort:  abortApply}, nil
 	case inAm:
 		return &Op{Verb: "git am",
 			What:   "a `git am` session that nomadfork did not start is stopped in " + t.Dir,
-			Finish: "`git am --continue` in " + t.Dir,
-			Abort:  "`git am --abort` in " + t.Dir}, nil
+			Finish: hint.Sprintf("`git am --continue` in %s", t.Dir),
+			Abort:  hint.Sprintf("`git am --abort` in %s", t.Dir)}, nil
 	}
 	return nil, nil
 }
+
+// The ways to abort a stopped rebase or apply.
+var (
+	abortRebase = hint.Sprintf("%s (restores the work tree; pin, patches/ and CHANGELOG.md are untouched until a rebase completes)", hint.Run("rebase", "-abort"))
+	abortApply  = hint.Sprintf("%s (keeps the patches applied so far)", hint.Run("apply", "-abort"))
+)
 
 // Need lists the preconditions of a verb on the work tree.
 type Need struct {
@@ -88,14 +101,14 @@ type Need struct {
 func (t *Tree) Require(ctx context.Context, n Need) error {
 	if n.Base {
 		if !t.Exists() || !t.Repo.IsRepo(ctx) {
-			return fmt.Errorf("no work tree at %s: run `nomadfork apply` (or `make`) first", t.Dir)
+			return hint.Errorf("no work tree at %s: run %s (or `make`) first", t.Dir, hint.Run("apply"))
 		}
 		base, err := t.Base(ctx)
 		if err != nil {
 			return err
 		}
 		if base == "" {
-			return fmt.Errorf("%s has no %q branch (the base ref), so nomadfork cannot tell which commits are the series; run `nomadfork apply` to recreate it", t.Dir, BaseBranch)
+			return hint.Errorf("%s has no %q branch (the base ref), so nomadfork cannot tell which commits are the series; run %s to recreate it", t.Dir, BaseBranch, hint.Run("apply"))
 		}
 	}
 	if n.NoOp {
@@ -118,13 +131,14 @@ func (t *Tree) Require(ctx context.Context, n Need) error {
 			// Commits made on top of the fork branch's tip (on a detached
 			// HEAD, say) are kept by moving the branch to HEAD; any other
 			// HEAD's own commits are picked onto the branch.
-			hint := fmt.Sprintf("run `git -C %s checkout -B %s` (the branch moves to HEAD, keeping its commits), then `nomadfork %s` again", t.Dir, ForkBranch, n.Verb)
+			again := hint.Run(n.Verb)
+			advice := hint.Sprintf("run `git -C %s checkout -B %s` (the branch moves to HEAD, keeping its commits), then %s again", t.Dir, ForkBranch, again)
 			if _, err := t.Repo.Run(ctx, "merge-base", "--is-ancestor", ForkBranch, "HEAD"); err != nil {
-				hint = fmt.Sprintf("run `git -C %s checkout %s`, pick the commits of %s you want to keep onto it (`git -C %s cherry-pick %s..%s`), then `nomadfork %s` again", t.Dir, ForkBranch, head, t.Dir, ForkBranch, head, n.Verb)
+				advice = hint.Sprintf("run `git -C %s checkout %s`, pick the commits of %s you want to keep onto it (`git -C %s cherry-pick %s..%s`), then %s again", t.Dir, ForkBranch, head, t.Dir, ForkBranch, head, again)
 			}
 			return &RefusalError{
-				What: fmt.Sprintf("HEAD of %s is %s at %s, not the tip of the %q branch: `nomadfork %s` would take the commits up to HEAD as the whole series and lose the later patches", t.Dir, where, head, ForkBranch, n.Verb),
-				Hint: hint,
+				What: hint.Sprintf("HEAD of %s is %s at %s, not the tip of the %q branch: %s would take the commits up to HEAD as the whole series and lose the later patches", t.Dir, where, head, ForkBranch, again),
+				Hint: advice,
 			}
 		}
 	}
@@ -134,8 +148,8 @@ func (t *Tree) Require(ctx context.Context, n Need) error {
 			return err
 		}
 		if len(dirty) > 0 {
-			return &RefusalError{What: t.Dir + " has uncommitted changes:", Items: dirty,
-				Hint: "commit them (then `nomadfork extract`) or stash them first"}
+			return &RefusalError{What: hint.Sprintf("%s has uncommitted changes:", t.Dir), Items: dirty,
+				Hint: hint.Sprintf("commit them (then %s) or stash them first", hint.Run("extract"))}
 		}
 	}
 	return nil

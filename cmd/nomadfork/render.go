@@ -1,0 +1,62 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
+)
+
+// advice is the one renderer of the advice the internal packages give
+// (hint values): a step is the command line the user runs, with -line
+// when it works on a line other than the default one; the work tree is
+// the selected line's, relative to the repository.
+type advice struct{ e *env }
+
+func (a advice) Command(s hint.Step) string {
+	args := append([]string{"nomadfork", s.Verb}, s.Args...)
+	given := false // -line among the arguments already
+	for _, arg := range s.Args {
+		given = given || arg == "-line" || arg == "--line" || strings.HasPrefix(arg, "-line=") || strings.HasPrefix(arg, "--line=")
+	}
+	if ln := a.lineOf(s); ln != "" && !given && s.Verb != "sandbox" && s.Verb != "help" {
+		args = append(args, "-line", ln)
+	}
+	return "`" + strings.Join(args, " ") + "`"
+}
+
+// lineOf is the line s works on when it is not the default one.
+func (a advice) lineOf(s hint.Step) string {
+	e := a.e
+	if e == nil {
+		return s.Line
+	}
+	if s.Line != "" {
+		if d, err := e.layout.Default(); err == nil && d == s.Line {
+			return ""
+		}
+		return s.Line
+	}
+	if e == nil || e.line.Name == "" || e.line.Default {
+		return ""
+	}
+	return e.line.Name
+}
+
+func (a advice) WorkTree() string {
+	if a.e == nil {
+		return "nomad/"
+	}
+	return a.e.relWorkTree()
+}
+
+// say renders m for the selected line.
+func (e *env) say(m hint.Message) string { return m.Render(advice{e}) }
+
+// command is s as a command line for the selected line, quoted.
+func (e *env) command(s hint.Step) string { return advice{e}.Command(s) }
+
+// run is the command line of verb args on the selected line, quoted.
+func (e *env) run(verb string, args ...string) string { return e.command(hint.Run(verb, args...)) }
+
+// render is err's message with its advice rendered for the selected line.
+func (e *env) render(err error) string { return hint.Render(err, advice{e}) }

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
+)
+
+func TestClassify(t *testing.T) {
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		ctx  context.Context
+		err  error
+		kind Kind
+		code int
+	}{
+		{context.Background(), nil, Done, 0},
+		{context.Background(), flag.ErrHelp, Done, 0},
+		{context.Background(), FlagError{errors.New("bad flag")}, Done, 2},
+		{context.Background(), fmt.Errorf("x: %w", UsageError{errors.New("bad")}), Usage, 2},
+		{context.Background(), ExitCode(3), Exit, 3},
+		{context.Background(), errors.New("boom"), Failed, 1},
+		// An interruption wins over a usage error it caused.
+		{cancelled, UsageError{errors.New("unknown line")}, Interrupted, ExitInterrupted},
+	} {
+		end := Classify(tc.ctx, tc.err)
+		if end.Kind != tc.kind || end.Code != tc.code {
+			t.Errorf("Classify(%v) = kind %d code %d, want kind %d code %d", tc.err, end.Kind, end.Code, tc.kind, tc.code)
+		}
+	}
+}
+
+func TestConditionOf(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want Condition
+		ok   bool
+	}{
+		{&os.PathError{Op: "write", Path: "/r/nomad/f", Err: syscall.ENOSPC}, Condition{Cond: DiskFull, Path: "/r/nomad/f"}, true},
+		{&os.PathError{Op: "write", Path: "rel", Err: syscall.ENOSPC}, Condition{Cond: DiskFull}, true},
+		{fmt.Errorf("x: %w", &txn.NotWritableError{Path: "/r/p", Err: syscall.EACCES}), Condition{Cond: NotWritable, Path: "/r/p", Checked: true}, true},
+		{&txn.NotWritableError{Path: "/r/p", Err: syscall.EROFS}, Condition{Cond: NotWritable, Path: "/r/p", Checked: true, ReadOnlyFS: true}, true},
+		{&os.PathError{Op: "open", Path: "/r/p", Err: syscall.EROFS}, Condition{Cond: ReadOnly, ReadOnlyFS: true}, true},
+		{&os.PathError{Op: "open", Path: "/r/p", Err: syscall.EPERM}, Condition{Cond: NotWritable, Path: "/r/p"}, true},
+		{syscall.EACCES, Condition{}, false}, // no path to name
+		{errors.New("boom"), Condition{}, false},
+	} {
+		got, ok := ConditionOf(tc.err)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("ConditionOf(%v) = %+v, %v; want %+v, %v", tc.err, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+// testProgram is a program whose runs record what happened.
+func testProgram(log *[]string) *Program[string] {
+	p := &Program[string]{Name: "prog",
+		Usage: func() string { return "usage\n" },
+		Env:   func(root string, _, _ io.Writer) (string, error) { return "env", nil },
+		Lock: func(_ string, verb string) (func(), error) {
+			*log = append(*log, "lock "+verb)
+			return func() { *log = append(*log, "release") }, nil
+		},
+		Recover: func(context.Context, string, bool) error { *log = append(*log, "recover"); return nil },
+		Report: func(_ string, end End, _ io.Writer) {
+			*log = append(*log, fmt.Sprintf("report %d %s", end.Kind, end.Verb))
+		},
+	}
+	p.Register(Command[string]{Name: "locked", Lock: true, Run: func(_ context.Context, env string, args []string) error {
+		*log = append(*log, "run "+env)
+		return nil
+	}})
+	p.Register(Command[string]{Name: "fails", Run: func(context.Context, string, []string) error { return errors.New("boom") }})
+	p.Register(Command[string]{Name: "bare", Bare: true, Run: func(context.Context, string, []string) error { return ExitCode(4) }})
+	p.Register(Command[string]{Name: "__hidden", Entry: func([]string, io.Writer, io.Writer) int { return 0 }})
+	return p
+}
+
+func TestRun(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		log  string
+	}{
+		{[]string{"locked"}, 0, "[lock locked recover run env release]"},
+		{[]string{"help", "locked"}, 0, "[run env]"},
+		{[]string{"fails"}, 1, "[recover report 9 fails]"},
+		{[]string{"bare"}, 4, "[report 8 bare]"},
+		{[]string{"nope"}, 2, "[report 1 nope]"},
+		{[]string{"__hidden"}, 2, "[report 1 __hidden]"},
+		{nil, 2, "[]"},
+	} {
+		var log []string
+		var out bytes.Buffer
+		code := testProgram(&log).Run(context.Background(), tc.args, &out, &out)
+		if got := fmt.Sprint(log); code != tc.code || got != tc.log {
+			t.Errorf("Run(%q) = %d, %s; want %d, %s", tc.args, code, got, tc.code, tc.log)
+		}
+	}
+}
+
+func TestParseExtraArguments(t *testing.T) {
+	fs := flag.NewFlagSet("verb", flag.ContinueOnError)
+	err := Parse(fs, []string{"a", "b"}, 1)
+	var u UsageError
+	if !errors.As(err, &u) || err.Error() != "unexpected arguments: b (see `help verb`)" {
+		t.Errorf("Parse: %v, want a usage error naming b and the help step", err)
+	}
+}
+
+func TestFlagValues(t *testing.T) {
+	got := FlagValues([]string{"-v", "-line", "v1.0.2", "--onto=v1.6.1", "x", "-new-line", "-force=true", "-line"}, []string{"line", "onto"}, []string{"new-line"})
+	if fmt.Sprint(got) != "map[line:v1.0.2 new-line:true onto:v1.6.1]" {
+		t.Errorf("FlagValues: %v", got)
+	}
+}

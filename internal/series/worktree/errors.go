@@ -1,0 +1,124 @@
+package worktree
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
+)
+
+// RefusalError is returned when an operation would lose work.
+type RefusalError struct {
+	// What says what would be lost.
+	What hint.Message
+	// Items lists the affected files or commits.
+	Items []string
+	// Hint says how to proceed.
+	Hint hint.Message
+}
+
+func (e *RefusalError) Error() string { return e.Render(nil) }
+
+// Render is the error's message with its advice rendered by r.
+func (e *RefusalError) Render(r hint.Renderer) string {
+	var b strings.Builder
+	b.WriteString("refusing: " + e.What.Render(r))
+	const max = 20
+	for i, it := range e.Items {
+		if i == max {
+			fmt.Fprintf(&b, "\n\t… and %d more", len(e.Items)-max)
+			break
+		}
+		b.WriteString("\n\t" + it)
+	}
+	if !e.Hint.IsZero() {
+		b.WriteString("\n" + e.Hint.Render(r))
+	}
+	return b.String()
+}
+
+// ConflictError is returned when a patch does not apply.
+type ConflictError struct {
+	// Patch is the file name of the patch that failed.
+	Patch string
+	// Conflict is set when the merge left conflicts to resolve; otherwise
+	// the patch did not apply at all and Output holds git's message.
+	Conflict bool
+	// Files are the files with conflicts or rejected hunks.
+	Files []string
+	// Hunks locate the rejected hunks as path:line of the patch's preimage.
+	Hunks []string
+	// Output is what git printed.
+	Output string
+	// Resume says how to go on.
+	Resume hint.Message
+	// Cause, if set, is the likely real cause, said first.
+	Cause string
+}
+
+func (e *ConflictError) Error() string { return e.Render(nil) }
+
+// Render is the error's message with its advice rendered by r.
+func (e *ConflictError) Render(r hint.Renderer) string {
+	var b strings.Builder
+	if e.Cause != "" {
+		b.WriteString(e.Cause + "\n")
+	}
+	if e.Conflict {
+		fmt.Fprintf(&b, "patch %s conflicts", e.Patch)
+	} else {
+		fmt.Fprintf(&b, "patch %s does not apply: %s", e.Patch, git.GitMessage(e.Output))
+	}
+	if len(e.Files) > 0 {
+		b.WriteString(map[bool]string{true: "\nconflicts in:", false: "\nin:"}[e.Conflict])
+		for _, f := range e.Files {
+			b.WriteString("\n\t" + f)
+		}
+	}
+	if len(e.Hunks) > 0 {
+		b.WriteString("\nrejected hunks (file:line before the patch):")
+		for _, h := range e.Hunks {
+			b.WriteString("\n\t" + h)
+		}
+	}
+	if !e.Resume.IsZero() {
+		b.WriteString("\n" + e.Resume.Render(r))
+	}
+	return b.String()
+}
+
+// EditedError is returned by Extract when it would overwrite patch files
+// changed since nomadfork last wrote or applied them.
+type EditedError struct {
+	Dir   string
+	Files []string
+}
+
+func (e *EditedError) Error() string { return e.Render(nil) }
+
+// Render is the error's message with its advice rendered by r.
+func (e *EditedError) Render(r hint.Renderer) string {
+	return (&RefusalError{
+		What:  hint.Sprintf("these patch files in %s changed since nomadfork last wrote or applied them, and extract would overwrite them with the work tree's commits:", e.Dir),
+		Items: e.Files,
+		Hint: hint.Sprintf("to keep the edits, run %s first (it applies patches/ to the work tree), then %s; to discard them, run %s",
+			hint.Run("apply"), hint.Run("extract"), hint.Run("extract", "-force")),
+	}).Render(r)
+}
+
+// DependencyGoneError is returned by Extract when a patch's Depends-On
+// names a patch the work tree's commits no longer hold.
+type DependencyGoneError struct {
+	Patch, Dep string
+	Number     int
+}
+
+func (e *DependencyGoneError) Error() string { return e.Render(nil) }
+
+// Render is the error's message with its advice rendered by r.
+func (e *DependencyGoneError) Render(r hint.Renderer) string {
+	return hint.Sprintf("%s has Depends-On: %04d, but %s is no longer in the series; "+
+		"in the work tree, reword that commit's Depends-On (`git rebase -i upstream`, \"reword\"), then run %s again",
+		e.Patch, e.Number, e.Dep, hint.Run("extract")).Render(r)
+}
