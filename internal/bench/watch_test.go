@@ -64,3 +64,21 @@ func TestWatch(t *testing.T) {
 		t.Errorf("blocked %d", n)
 	}
 }
+
+// TestComplete asserts that complete returns the completed allocations of
+// the matched jobs only, and stops at a failed one.
+func TestComplete(t *testing.T) {
+	t0 := time.Unix(1700000000, 0)
+	env := &Env{Watch: NewWatch()}
+	env.Watch.Add(allocEvent("a1", "job", experiment.ClientComplete, 10, t0, nil))
+	env.Watch.Add(allocEvent("a2", "job", experiment.ClientRunning, 11, t0, nil))
+	env.Watch.Add(allocEvent("b1", "other", experiment.ClientComplete, 12, t0, nil))
+	done, err := env.complete(Job("job"))
+	if err != nil || len(done) != 1 || done[0].Last.ID != "a1" {
+		t.Fatalf("complete = %+v, %v; want a1 only", done, err)
+	}
+	env.Watch.Add(allocEvent("a2", "job", experiment.ClientFailed, 13, t0, nil))
+	if _, err := env.complete(Job("job")); err == nil {
+		t.Fatal("no error for a failed allocation")
+	}
+}

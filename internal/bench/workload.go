@@ -198,6 +198,21 @@ func (env *Env) measure(ctx context.Context, f func() error) ([]experiment.Phase
 	return []experiment.Phase{experiment.Diff("run", a, b)}, nil
 }
 
+// complete returns the watched allocations of the jobs match picks that
+// their client reports complete, or an error if one has failed.
+func (env *Env) complete(match func(jobID string) bool) ([]AllocRecord, error) {
+	var done []AllocRecord
+	for _, a := range env.Watch.Allocs(match) {
+		if a.Last.ClientStatus == experiment.ClientFailed {
+			return nil, fmt.Errorf("allocation %s failed", a.Last.ID)
+		}
+		if a.Last.ClientStatus == experiment.ClientComplete {
+			done = append(done, a)
+		}
+	}
+	return done, nil
+}
+
 // waitWatch waits until cond holds over the watch's records, re-checking
 // at every event (and every second, for the cluster's health), for at
 // most env.Timeout.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
@@ -64,16 +63,9 @@ func (b batchQueue) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 			return err
 		}
 		return env.waitWatch(ctx, fmt.Sprintf("%d allocations complete", env.N), func() (bool, error) {
-			done = done[:0]
-			for _, a := range env.Watch.Allocs(Job(batchJob)) {
-				if a.Last.ClientStatus == experiment.ClientFailed {
-					return false, fmt.Errorf("allocation %s failed", a.Last.ID)
-				}
-				if a.Last.ClientStatus == experiment.ClientComplete {
-					done = append(done, a)
-				}
-			}
-			return len(done) >= env.N, nil
+			var err error
+			done, err = env.complete(Job(batchJob))
+			return err == nil && len(done) >= env.N, err
 		})
 	})
 	if err != nil {

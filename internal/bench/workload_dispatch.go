@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
@@ -70,16 +69,9 @@ func (d dispatch) Run(ctx context.Context, env *Env) (WorkloadRun, error) {
 			return fmt.Errorf("dispatching: %w", err)
 		}
 		return env.waitWatch(ctx, fmt.Sprintf("%d dispatched allocations complete", env.N), func() (bool, error) {
-			done = done[:0]
-			for _, a := range env.Watch.Allocs(Prefix(dispatchJob + "/")) {
-				if a.Last.ClientStatus == experiment.ClientFailed {
-					return false, fmt.Errorf("allocation %s failed", a.Last.ID)
-				}
-				if a.Last.ClientStatus == experiment.ClientComplete {
-					done = append(done, a)
-				}
-			}
-			return len(done) >= env.N, nil
+			var err error
+			done, err = env.complete(Prefix(dispatchJob + "/"))
+			return err == nil && len(done) >= env.N, err
 		})
 	})
 	if err != nil {

@@ -29,6 +29,18 @@ func Unconverged(allocs []cluster.AllocStub, count int, version uint64) string {
 	return ""
 }
 
+// Health names an allocation's deployment health: "unset" while nil,
+// else "healthy" or "unhealthy".
+func Health(h *bool) string {
+	switch {
+	case h == nil:
+		return "unset"
+	case *h:
+		return "healthy"
+	}
+	return "unhealthy"
+}
+
 // ShortID is an allocation's or node's ID as Nomad's CLI shows it: its
 // first 8 characters.
 func ShortID(id string) string {

@@ -42,3 +42,14 @@ func stub(id string, version uint64, desired, status string, healthy *bool) clus
 	}
 	return a
 }
+
+func TestHealth(t *testing.T) {
+	for _, c := range []struct {
+		h    *bool
+		want string
+	}{{nil, "unset"}, {new(true), "healthy"}, {new(false), "unhealthy"}} {
+		if got := Health(c.h); got != c.want {
+			t.Errorf("Health(%v) = %q, want %q", c.h, got, c.want)
+		}
+	}
+}

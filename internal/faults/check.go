@@ -213,7 +213,7 @@ func disagreement(s ServerAlloc, c ClientAlloc, has bool) string {
 		}
 	}
 	if c.Healthy != nil && (s.Healthy == nil || *s.Healthy != *c.Healthy) {
-		return fmt.Sprintf("its client set health %s; the servers hold %s", health(c.Healthy), health(s.Healthy))
+		return fmt.Sprintf("its client set health %s; the servers hold %s", experiment.Health(c.Healthy), experiment.Health(s.Healthy))
 	}
 	return ""
 }
@@ -236,17 +236,6 @@ func concurrentRuns(servers []ServerAlloc, clients map[string]ClientView) []Find
 		}
 	}
 	return out
-}
-
-func health(h *bool) string {
-	switch {
-	case h == nil:
-		return "unset"
-	case *h:
-		return "healthy"
-	default:
-		return "unhealthy"
-	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -39,11 +39,7 @@ func WriteTable(w io.Writer, rep *Report) error {
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "binary\tlost updates\tduplicate runs\tre-run after failed restore\tchecked\tconverged after\tfault lasted\tUpdateAlloc RPCs\tRaft applies\tload\tresult\t")
-		for i := range rep.Results {
-			r := &rep.Results[i]
-			if r.Fault != f {
-				continue
-			}
+		for _, r := range rep.ofFault(f) {
 			result := "ok"
 			switch {
 			case r.Error != "":
@@ -51,26 +47,38 @@ func WriteTable(w io.Writer, rep *Report) error {
 			case !r.OK():
 				result = "NOT OK"
 			}
-			checked := fmt.Sprintf("%d", r.Checked)
-			if r.Unchecked > 0 {
-				checked += fmt.Sprintf(" (+%d unchecked)", r.Unchecked)
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%.1fs\t%.0f\t%.0f\t%s\t%s\t\n", r.Label, len(r.Lost), len(r.Duplicates), len(r.Rerun), checked,
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%s\t%.1fs\t%.0f\t%.0f\t%s\t%s\t\n", r.Label, len(r.Lost), len(r.Duplicates), len(r.Rerun), checkedCount(r),
 				seconds(r.ConvergeSeconds), r.FaultSeconds, r.RPCs, r.RaftApplies, load(r.Load), result)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		for i := range rep.Results {
-			r := &rep.Results[i]
-			if r.Fault != f {
-				continue
-			}
+		for _, r := range rep.ofFault(f) {
 			writeFindings(w, r)
 		}
 	}
 	fmt.Fprintf(w, "\n%d run(s) in %.0f min; %d not ok\n", len(rep.Results), rep.Seconds/60, rep.Failed())
 	return nil
+}
+
+// ofFault returns the results of the runs of fault, in the report's order.
+func (rep *Report) ofFault(fault string) []*Result {
+	var out []*Result
+	for i := range rep.Results {
+		if rep.Results[i].Fault == fault {
+			out = append(out, &rep.Results[i])
+		}
+	}
+	return out
+}
+
+// checkedCount is how many allocations the run checked, with those it left
+// unchecked beside it.
+func checkedCount(r *Result) string {
+	if r.Unchecked > 0 {
+		return fmt.Sprintf("%d (+%d unchecked)", r.Checked, r.Unchecked)
+	}
+	return fmt.Sprintf("%d", r.Checked)
 }
 
 // writeUpgrade prints the upgrade scenario's table: a row per swap of
@@ -79,11 +87,7 @@ func writeUpgrade(w io.Writer, rep *Report, fault string) error {
 	f, _ := LookupFault(fault)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "swap\tallocations kept\ttask PIDs unchanged\trestore errors in log\t(of terminal allocations)\tnode ready after\tjob update\tdeployed in\tresult\t")
-	for i := range rep.Results {
-		r := &rep.Results[i]
-		if r.Fault != fault {
-			continue
-		}
+	for _, r := range rep.ofFault(fault) {
 		for j := range r.Steps {
 			s := &r.Steps[j]
 			result := "ok"
@@ -102,21 +106,13 @@ func writeUpgrade(w io.Writer, rep *Report, fault string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	for i := range rep.Results {
-		r := &rep.Results[i]
-		if r.Fault != fault {
-			continue
-		}
+	for _, r := range rep.ofFault(fault) {
 		result := "ok"
 		if !r.OK() {
 			result = "NOT OK"
 		}
-		checked := fmt.Sprintf("%d", r.Checked)
-		if r.Unchecked > 0 {
-			checked += fmt.Sprintf(" (+%d unchecked)", r.Unchecked)
-		}
 		fmt.Fprintf(w, "  %s (servers %s, %d allocations): %d swap(s); then %d lost updates, %d duplicate runs, %s checked against the client's stored state: %s\n",
-			r.Label, r.Upstream, r.Count, len(r.Steps), len(r.Lost), len(r.Duplicates), checked, result)
+			r.Label, r.Upstream, r.Count, len(r.Steps), len(r.Lost), len(r.Duplicates), checkedCount(r), result)
 		if r.Killed != "" {
 			fmt.Fprintf(w, "  %s: killed the process of task %s while the client was stopped for the first swap\n", r.Label, shortKey(r.Killed))
 		}

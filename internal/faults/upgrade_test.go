@@ -404,3 +404,30 @@ func TestWriteTableUpgrade(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteTableFaults asserts that each fault's table holds the runs of
+// that fault only, with the unchecked allocations beside the checked.
+func TestWriteTableFaults(t *testing.T) {
+	rep := &Report{
+		Faults: []string{"leader-kill", "partition"},
+		Results: []Result{
+			{Fault: "leader-kill", Label: "fork", Verdict: Verdict{Checked: 7, Unchecked: 2}},
+			{Fault: "partition", Label: "variant", Verdict: Verdict{Checked: 5}},
+		},
+	}
+	var b bytes.Buffer
+	if err := WriteTable(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	lk, part := strings.Index(out, "\nleader-kill"), strings.Index(out, "\npartition")
+	if lk < 0 || part < lk {
+		t.Fatalf("no leader-kill then partition section:\n%s", out)
+	}
+	if s := out[lk:part]; !strings.Contains(s, "7 (+2 unchecked)") || strings.Contains(s, "variant") {
+		t.Errorf("leader-kill section:\n%s", s)
+	}
+	if s := out[part:]; !strings.Contains(s, "variant") || strings.Contains(s, "fork") || strings.Contains(s, "unchecked") {
+		t.Errorf("partition section:\n%s", s)
+	}
+}

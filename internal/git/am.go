@@ -85,8 +85,20 @@ func (r *Repo) Am(ctx context.Context, path string, threeWay bool) error {
 	if err != nil {
 		return err
 	}
+	return r.amStep(ctx, Undo{Restore: before, AbortAm: true, Clean: created}, args, func(out string) string {
+		if data, err := os.ReadFile(path); err == nil {
+			return InPatchFile(out, data)
+		}
+		return out
+	})
+}
+
+// amStep runs the `git am` command args as a step with undo. When git
+// stops, it returns the *AmError for git's output, rewritten by fix if fix
+// is not nil; a cancelled context or an interruption is returned as is.
+func (r *Repo) amStep(ctx context.Context, undo Undo, args []string, fix func(string) string) error {
 	var out []byte
-	err = r.step(ctx, Undo{Restore: before, AbortAm: true, Clean: created}, args, func() error {
+	err := r.step(ctx, undo, args, func() error {
 		var err error
 		out, err = r.Command(ctx, args...).CombinedOutput()
 		return err
@@ -100,10 +112,11 @@ func (r *Repo) Am(ctx context.Context, path string, threeWay bool) error {
 	if Interrupted(err) {
 		return err
 	}
-	if data, rerr := os.ReadFile(path); rerr == nil {
-		out = []byte(InPatchFile(string(out), data))
+	output := string(out)
+	if fix != nil {
+		output = fix(output)
 	}
-	return r.amError(ctx, string(out))
+	return r.amError(ctx, output)
 }
 
 var corruptRE = regexp.MustCompile(`corrupt patch at line ([0-9]+)`)
@@ -139,24 +152,9 @@ func InPatchFile(output string, data []byte) string {
 // on; the committer date stays the author date, as in a clean run.
 func (r *Repo) AmContinue(ctx context.Context) error {
 	args := []string{"am", "--continue", "--committer-date-is-author-date", "--keep-cr", "--quiet"}
-	var out []byte
 	// Interrupted, only the index lock goes: the index holds the user's
 	// resolution.
-	err := r.step(ctx, Undo{}, args, func() error {
-		var err error
-		out, err = r.Command(ctx, args...).CombinedOutput()
-		return err
-	})
-	if err == nil {
-		return nil
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if Interrupted(err) {
-		return err
-	}
-	return r.amError(ctx, string(out))
+	return r.amStep(ctx, Undo{}, args, nil)
 }
 
 // AmAbort ends a stopped `git am` session and restores HEAD to where it

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
@@ -115,8 +116,8 @@ func differs(s *cluster.AllocStub, nodeID string, a AllocState) string {
 	if s.DeploymentStatus != nil {
 		sh = s.DeploymentStatus.Healthy
 	}
-	if health(sh) != health(a.Healthy) {
-		d = append(d, fmt.Sprintf("health: servers %s, node %s", health(sh), health(a.Healthy)))
+	if experiment.Health(sh) != experiment.Health(a.Healthy) {
+		d = append(d, fmt.Sprintf("health: servers %s, node %s", experiment.Health(sh), experiment.Health(a.Healthy)))
 	}
 	names := make([]string, 0, len(a.Tasks))
 	for name := range a.Tasks {
@@ -135,14 +136,4 @@ func differs(s *cluster.AllocStub, nodeID string, a AllocState) string {
 		}
 	}
 	return strings.Join(d, "; ")
-}
-
-func health(h *bool) string {
-	switch {
-	case h == nil:
-		return "unset"
-	case *h:
-		return "healthy"
-	}
-	return "unhealthy"
 }
