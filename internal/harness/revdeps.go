@@ -98,7 +98,7 @@ func Revdeps(ctx context.Context, o Options, r RevdepsOptions) error {
 	if err != nil {
 		return err
 	}
-	run := suiteRun{name: "go test (reverse dependencies)", logs: "tests", suite: s, flags: []string{revdepsTimeout}, rep: gotest.NewReport(), upstream: true}
+	run := suiteRun{name: "go test (reverse dependencies)", logs: "tests", suite: s, flags: []string{revdepsTimeout, noVet}, rep: gotest.NewReport(), upstream: true}
 	what := fmt.Sprintf("go test of the %d reverse dependencies (sandboxed, skipping %d baseline failures)", len(pkgs), len(known.Tests))
 	if err := progress.Step(o.Log, what, func() error { return s.RunWithBaseline(ctx, pkgs, run.flags, known, run.rep) }); err != nil {
 		return err
