@@ -89,20 +89,35 @@ func (e *ConflictError) Render(r hint.Renderer) string {
 }
 
 // EditedError is returned by Extract when it would overwrite patch files
-// changed since nomadfork last wrote or applied them.
+// or delete them: Files changed since nomadfork last wrote or applied
+// them, Added were not in that series (they came with a git pull or a
+// merge).
 type EditedError struct {
 	Dir   string
 	Files []string
+	Added []string
 }
 
 func (e *EditedError) Error() string { return e.Render(nil) }
 
 // Render is the error's message with its advice rendered by r.
 func (e *EditedError) Render(r hint.Renderer) string {
+	what := hint.Sprintf("these patch files in %s changed since nomadfork last wrote or applied them, and extract would overwrite them with the work tree's commits:", e.Dir)
+	items := e.Files
+	if len(e.Added) > 0 {
+		what = hint.Sprintf("these patch files in %s changed since nomadfork last wrote or applied them, or were added since (by a git pull or a merge), and extract would overwrite or delete them with the work tree's commits:", e.Dir)
+		items = nil
+		for _, f := range e.Files {
+			items = append(items, f+" (changed)")
+		}
+		for _, f := range e.Added {
+			items = append(items, f+" (added, not in the work tree)")
+		}
+	}
 	return (&RefusalError{
-		What:  hint.Sprintf("these patch files in %s changed since nomadfork last wrote or applied them, and extract would overwrite them with the work tree's commits:", e.Dir),
-		Items: e.Files,
-		Hint: hint.Sprintf("to keep the edits, run %s first (it applies patches/ to the work tree), then %s; to discard them, run %s",
+		What:  what,
+		Items: items,
+		Hint: hint.Sprintf("to keep them, run %s first (it applies patches/ to the work tree), then %s; to discard them, run %s",
 			hint.Run("apply"), hint.Run("extract"), hint.Run("extract", "-force")),
 	}).Render(r)
 }

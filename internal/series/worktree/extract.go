@@ -82,14 +82,22 @@ func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]
 				written[c.Name] = true
 			}
 		}
-		var edited []string
+		var edited, added []string
 		for _, p := range old {
-			if h, ok := state.Hashes[p.Name]; ok && !written[p.Name] && h != series.Hash(p.Data) {
+			h, ok := state.Hashes[p.Name]
+			switch {
+			case written[p.Name]:
+			case ok && h != series.Hash(p.Data):
 				edited = append(edited, p.Name)
+			case !ok && len(state.Hashes) > 0:
+				// Not in the series last applied or extracted: it came
+				// from elsewhere (a git pull, a merge) and the work tree
+				// never held it.
+				added = append(added, p.Name)
 			}
 		}
-		if len(edited) > 0 {
-			return nil, nil, &EditedError{Dir: dir, Files: edited}
+		if len(edited) > 0 || len(added) > 0 {
+			return nil, nil, &EditedError{Dir: dir, Files: edited, Added: added}
 		}
 	}
 	head, err := t.Head(ctx)
