@@ -25,7 +25,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 		return t.Apply(ctx, "", nil, worktree.ApplyOptions{Abort: true})
 	}
 	if *force {
-		if err := e.rebaser().AbortStopped(ctx); err != nil {
+		if err := e.session().Rebaser().AbortStopped(ctx); err != nil {
 			return err
 		}
 	}

@@ -7,18 +7,12 @@ import (
 )
 
 func runContract(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "contract", "[-v] [-retry=false] [-keep]")
-	verbose := fs.Bool("v", false, "print every test's output, not only failures")
-	retry := fs.Bool("retry", true, "run each failed test once more, then on unpatched upstream, before it counts")
-	keep := fs.Bool("keep", false, "keep the contract tree in out/contract/nomad for inspection")
-	if err := e.parse(fs, args, 0); err != nil {
-		return err
-	}
-	o, err := e.harnessOn(ctx, "contract", *verbose)
+	var c harness.ContractOptions
+	o, err := e.harnessVerb(ctx, "contract", "[-v] [-retry=false] [-keep]", args, &c, &c.Verbose)
 	if err != nil {
 		return err
 	}
-	return harness.Contract(ctx, o, *retry, *keep)
+	return harness.Contract(ctx, o, c.Retry, c.Keep)
 }
 
 func init() {

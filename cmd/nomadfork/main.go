@@ -17,7 +17,6 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/diskspace"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 func main() {
@@ -166,39 +165,10 @@ func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
 }
 
 // resumeCommand is what goes on after an interrupted command, quoted:
-// the same command line, except that a rebase in progress continues and
-// an apply (or a drop that was applying its edit) applies.
+// the step rebase.Session.ResumeStep names, else the same command line.
 func resumeCommand(e *env, name string, args []string) string {
-	has := func(flag string) bool {
-		for _, a := range args {
-			if a == "-"+flag || a == "--"+flag {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case name == "rebase" && e.rebaser().InProgress(context.Background()):
-		// An interrupted -abort is finished by -abort again.
-		verb := "-continue"
-		if has("abort") {
-			verb = "-abort"
-		}
-		ln := e.rebasing
-		if ln == "" {
-			// Interrupted before the rebase's line was settled.
-			ln = e.line.Name
-		}
-		return e.command(hint.Run("rebase", verb).OnLine(ln))
-	case name == "apply" && has("continue"):
-		return e.say(hint.Sprintf("%s", hint.Run("apply", "-continue")))
-	case name == "apply":
-		return e.say(hint.Sprintf("%s", hint.Run("apply")))
-	case name == "drop" && e.tree != nil:
-		// Interrupted while it applied the edited patch: apply finishes.
-		if st, err := e.tree.LoadState(context.Background()); err == nil && len(st.Pending) > 0 {
-			return e.say(hint.Sprintf("%s", hint.Run("apply")))
-		}
+	if s, ok := e.session().ResumeStep(context.Background(), name, args, e.tree, e.rebasing); ok {
+		return e.command(s)
 	}
 	return again(name, args)
 }
@@ -232,6 +202,25 @@ func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 		}
 	}
 	return fs
+}
+
+// options are a verb's flags, and maybe their checks (Check() error),
+// which the engine the verb drives declares (as cmd/go's internal/work
+// declares the build flags).
+type options interface{ Flags(fs *flag.FlagSet) }
+
+// parseOptions parses args into o, selects the line -line names and
+// checks o.
+func (e *env) parseOptions(name, synopsis string, args []string, o options) error {
+	fs := newFlags(e, name, synopsis)
+	o.Flags(fs)
+	if err := e.parse(fs, args, 0); err != nil {
+		return err
+	}
+	if c, ok := o.(interface{ Check() error }); ok {
+		return c.Check()
+	}
+	return nil
 }
 
 // parse parses args (cli.Parse) and selects the line -line names.

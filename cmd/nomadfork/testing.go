@@ -12,9 +12,13 @@ func (e *env) harnessOptions(p *pin.Pin, scratch string, verbose bool) harness.O
 	return harness.LineOptions(e.tree, p, e.line.Dir, e.line.Baselines, e.sim, e.out, scratch, verbose, e.stdout)
 }
 
-// harnessOn requires the work tree and returns the harness options of the
-// pinned version.
-func (e *env) harnessOn(ctx context.Context, scratch string, verbose bool) (harness.Options, error) {
+// harnessVerb parses the options o of the harness verb name (parseOptions)
+// and returns the harness options of the pinned version, scratch space in
+// out/<name>, on the applied work tree.
+func (e *env) harnessVerb(ctx context.Context, name, synopsis string, args []string, o options, verbose *bool) (harness.Options, error) {
+	if err := e.parseOptions(name, synopsis, args, o); err != nil {
+		return harness.Options{}, err
+	}
 	if _, err := e.requireWorkTree(ctx); err != nil {
 		return harness.Options{}, err
 	}
@@ -22,5 +26,5 @@ func (e *env) harnessOn(ctx context.Context, scratch string, verbose bool) (harn
 	if err != nil {
 		return harness.Options{}, err
 	}
-	return e.harnessOptions(p, scratch, verbose), nil
+	return e.harnessOptions(p, name, *verbose), nil
 }
