@@ -36,6 +36,4 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func init() {
-	register(command{Name: "apply", Summary: "download and verify the pinned upstream, make nomad/ and apply patches/", Run: runApply, Lock: true})
-}
+func init() { register(command{Name: "apply", Run: runApply, Lock: true}) }

@@ -19,6 +19,4 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	return harness.Baseline(ctx, e.harnessOptions(p, "baseline", b.Verbose), b)
 }
 
-func init() {
-	register(command{Name: "baseline", Summary: "run the same tests on unpatched upstream and write the baselines", Run: runBaseline, Lock: true})
-}
+func init() { register(command{Name: "baseline", Run: runBaseline, Lock: true}) }

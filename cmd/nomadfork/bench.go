@@ -33,6 +33,5 @@ func (e *env) experiment(name string, args []string, flags func(fs *flag.FlagSet
 }
 
 func init() {
-	register(command{Name: "bench", Summary: "measure alloc-update traffic, bytes, CPU and deployment times of a real cluster (3 servers, 3 clients)", Run: runBench})
-	register(command{Name: bench.RunArg, Summary: "one bench scenario, inside the sandbox", Entry: bench.ScenarioMain})
+	register(command{Name: "bench", Run: runBench}, command{Name: bench.RunArg, Entry: bench.ScenarioMain})
 }

@@ -26,6 +26,4 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	return release.Build(ctx, o, e.tree.Repo, p.Version(), e.log, filepath.Join(e.out, "ui-check"), e.tree.Log)
 }
 
-func init() {
-	register(command{Name: "build", Summary: "build bin/nomad from nomad/ like upstream's release, stamped with the fork release", Run: runBuild})
-}
+func init() { register(command{Name: "build", Run: runBuild}) }

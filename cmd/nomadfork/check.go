@@ -31,6 +31,4 @@ func runCheck(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func init() {
-	register(command{Name: "check", Summary: "lint; apply exactly, build and vet every prefix and each patch on its Depends-On", Run: runCheck, Lock: true})
-}
+func init() { register(command{Name: "check", Run: runCheck, Lock: true}) }

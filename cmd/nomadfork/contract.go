@@ -15,6 +15,4 @@ func runContract(ctx context.Context, e *env, args []string) error {
 	return harness.Contract(ctx, o, c.Retry, c.Keep)
 }
 
-func init() {
-	register(command{Name: "contract", Summary: "run upstream's unchanged tests of the packages the series changes on the patched code", Run: runContract, Lock: true})
-}
+func init() { register(command{Name: "contract", Run: runContract, Lock: true}) }

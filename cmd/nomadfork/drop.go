@@ -54,6 +54,4 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 	}))
 }
 
-func init() {
-	register(command{Name: "drop", Summary: "record that upstream carries a patch (Upstream-Status: applied v)", Run: runDrop, Lock: true})
-}
+func init() { register(command{Name: "drop", Run: runDrop, Lock: true}) }

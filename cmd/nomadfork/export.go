@@ -15,6 +15,4 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	return export.Verb(ctx, o, e.tree, e.line.Dir, e.relPatches(), e.line.Pin)
 }
 
-func init() {
-	register(command{Name: "export", Summary: "upstream-ready commits: per PR (a patch and its Depends-On) a branch and an mbox", Run: runExport, Lock: true})
-}
+func init() { register(command{Name: "export", Run: runExport, Lock: true}) }

@@ -21,6 +21,4 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func init() {
-	register(command{Name: "extract", Summary: "write nomad/'s commits since the upstream base back to patches/", Run: runExtract, Lock: true})
-}
+func init() { register(command{Name: "extract", Run: runExtract, Lock: true}) }

@@ -16,6 +16,5 @@ func runFaults(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{Name: "faults", Summary: "fault scenarios on a real cluster: lost updates, duplicate runs, time to converge", Run: runFaults})
-	register(command{Name: faults.RunArg, Summary: "one fault scenario, inside the sandbox", Entry: faults.ScenarioMain})
+	register(command{Name: "faults", Run: runFaults}, command{Name: faults.RunArg, Entry: faults.ScenarioMain})
 }

@@ -183,23 +183,18 @@ func usageError(err error) error { return cli.UsageError{Err: err} }
 
 type exitCode = cli.ExitCode
 
-// newFlags returns the flag set of a command; its long help is
-// help/<name>.txt.
+// newFlags returns the flag set of a command, which prints its long help.
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.StringVar(&e.lineName, "line", "", "work on the maintained line `version` (patches/<version>/; default: the one patches/default-line names)")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, strings.TrimSpace("usage: nomadfork "+name+" [-line version] "+synopsis))
-		if help := helpOf(name); help != "" {
-			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(help))
+		if c := prog.Lookup(name); c != nil && c.Help != "" {
+			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(c.Help))
 		}
-		n := 0
-		fs.VisitAll(func(*flag.Flag) { n++ })
-		if n > 0 {
-			fmt.Fprintln(e.stderr, "\nflags:")
-			fs.PrintDefaults()
-		}
+		fmt.Fprintln(e.stderr, "\nflags:") // -line at least
+		fs.PrintDefaults()
 	}
 	return fs
 }

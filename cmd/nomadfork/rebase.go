@@ -77,6 +77,4 @@ func (e *env) finishRebase(rep *rebase.Report, err error) error {
 	return nil
 }
 
-func init() {
-	register(command{Name: "rebase", Summary: "move the series onto a newer upstream (-onto v, -continue, -abort)", Run: runRebase, Lock: true})
-}
+func init() { register(command{Name: "rebase", Run: runRebase, Lock: true}) }

@@ -35,6 +35,5 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{Name: "release", Summary: "dist/<version>+fork.N/: zips, .debs, SHA256SUMS, RELEASE.md for amd64 and arm64 (-verify: rebuild and check)", Run: runRelease})
-	register(command{Name: release.UICheckArg, Summary: "the web UI check, inside the sandbox", Entry: release.UICheckMain})
+	register(command{Name: "release", Run: runRelease}, command{Name: release.UICheckArg, Entry: release.UICheckMain})
 }

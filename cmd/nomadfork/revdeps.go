@@ -15,6 +15,4 @@ func runRevdeps(ctx context.Context, e *env, args []string) error {
 	return harness.Revdeps(ctx, o, r)
 }
 
-func init() {
-	register(command{Name: "revdeps", Summary: "type-check (-run: run) the tests outside ./client/... that import what the series changes", Run: runRevdeps})
-}
+func init() { register(command{Name: "revdeps", Run: runRevdeps}) }

@@ -16,6 +16,5 @@ func runScale(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{Name: "scale", Summary: "N simulated nodes (sim/) against 3 servers: RPCs, Raft applies, CPU, memory per node; the fork vs rule variants", Run: runScale})
-	register(command{Name: scale.RunArg, Summary: "the scale scenario once, inside the sandbox", Entry: scale.ScenarioMain})
+	register(command{Name: "scale", Run: runScale}, command{Name: scale.RunArg, Entry: scale.ScenarioMain})
 }

@@ -31,6 +31,4 @@ func runStatus(ctx context.Context, e *env, args []string) error {
 	return rebase.StatusEveryLine(ctx, o, e.layout, targets, scratch, e.treeOf, e.stdout, generated)
 }
 
-func init() {
-	register(command{Name: "status", Summary: "read-only: how each patch fares against newer upstream versions (-all-lines -doc: into docs/status.md)", Run: runStatus, Lock: true})
-}
+func init() { register(command{Name: "status", Run: runStatus, Lock: true}) }

@@ -15,6 +15,4 @@ func runTest(ctx context.Context, e *env, args []string) error {
 	return harness.Test(ctx, o, t)
 }
 
-func init() {
-	register(command{Name: "test", Summary: "run upstream's client tests (and sim's) in the sandbox against the baselines", Run: runTest})
-}
+func init() { register(command{Name: "test", Run: runTest}) }

@@ -25,6 +25,4 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 		Log: e.tree.Log, Stderr: e.stderr}.Run(ctx)
 }
 
-func init() {
-	register(command{Name: "vulns", Summary: "govulncheck on the line's work tree against the pinned offline database; the baseline gate (-doc: docs/security/<line>.md)", Run: runVulns})
-}
+func init() { register(command{Name: "vulns", Run: runVulns}) }

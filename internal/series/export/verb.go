@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -45,7 +46,7 @@ func Verb(ctx context.Context, o Options, t *worktree.Tree, dir, relDir, pinFile
 		return err
 	}
 	if ps, err := series.List(dir); err == nil && len(ps) == 0 {
-		return hint.Errorf("%w: %s holds no NNNN-subject.patch files, so there is nothing to export; restore them (`git checkout -- %s`)",
+		return fmt.Errorf("%w: %s holds no NNNN-subject.patch files, so there is nothing to export; restore them (`git checkout -- %s`)",
 			series.ErrNoPatches, dir, relDir)
 	}
 	patches, _, base, err := t.SeriesAndBase(ctx, dir, pinFile, false)
