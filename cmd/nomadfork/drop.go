@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
@@ -35,8 +34,7 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, e.say(d.Summary()))
-	return nil
+	return e.printed(d.Summary(), nil)
 }
 
 // dropVerified drops the patch a stopped rebase of the line conflicts at,
@@ -45,13 +43,14 @@ func dropVerified(ctx context.Context, e *env, name, pr string) error {
 	if err := e.useRebasingLine(ctx); err != nil {
 		return err
 	}
-	return e.finishRebase(e.session().DropProven(ctx, name, pr, func(target *pin.Pin, targetLine line.Line) rebase.Prover {
+	s := e.session()
+	return e.printed(s.Done(s.DropProven(ctx, name, pr, func(target *pin.Pin, targetLine line.Line) rebase.Prover {
 		o := e.harnessOptions(target, "drop-verify", false)
 		o.Plain = harness.PlainBaseline(targetLine.Baselines, target.Version())
 		return func(ctx context.Context, base string, p series.Patch) (string, error) {
 			return harness.ProveUpstream(ctx, o, base, p)
 		}
-	}))
+	})))
 }
 
 func init() { register(command{Name: "drop", Run: runDrop, Lock: true}) }

@@ -110,15 +110,6 @@ func (e *env) relWorkTree() string {
 	return rel + "/"
 }
 
-// relPatches is the line's directory relative to the repository.
-func (e *env) relPatches() string {
-	rel, err := filepath.Rel(e.root, e.line.Dir)
-	if err != nil {
-		return e.line.Dir
-	}
-	return rel
-}
-
 // lineArg is " -line <name>" when a line other than the default one was
 // selected, for the commands the tool tells the user to run next.
 func (e *env) lineArg() string {
@@ -129,8 +120,3 @@ func (e *env) lineArg() string {
 }
 
 func (e *env) loadPin() (*pin.Pin, error) { return pin.Load(e.line.Pin) }
-
-// requireWorkTree returns the work tree, failing unless apply has made it.
-func (e *env) requireWorkTree(ctx context.Context) (*worktree.Tree, error) {
-	return e.tree, e.tree.Require(ctx, worktree.Need{Base: true})
-}

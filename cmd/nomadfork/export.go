@@ -12,7 +12,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err := e.parseOptions("export", "[-o dir] [-verify [-no-build]]", args, &o); err != nil {
 		return err
 	}
-	return export.Verb(ctx, o, e.tree, e.line.Dir, e.relPatches(), e.line.Pin)
+	return export.Verb(ctx, o, e.tree, e.line.Dir, e.root, e.line.Pin)
 }
 
 func init() { register(command{Name: "export", Run: runExport, Lock: true}) }

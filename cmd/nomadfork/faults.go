@@ -3,16 +3,14 @@ package main
 import (
 	"context"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/faults"
 )
 
 func runFaults(ctx context.Context, e *env, args []string) error {
 	var cfg faults.Config
-	s, err := e.experiment("faults", args, cfg.Flags, "[-smoke] [-faults list] [-versions list] [-variant name=path]... [-n count] [-o dir] | -from faults.json")
-	if err != nil {
-		return err
-	}
-	return faults.Verb(ctx, s, cfg)
+	return e.experiment("faults", args, cfg.Flags, "[-smoke] [-faults list] [-versions list] [-variant name=path]... [-n count] [-o dir] | -from faults.json",
+		func(s experiment.Start) error { return faults.Verb(ctx, s, cfg) })
 }
 
 func init() {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
@@ -53,28 +52,8 @@ func runRebase(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	e.rebasing = e.line.Name
-	rep, err := e.session().Run(ctx, o)
-	return e.finishRebase(rep, err)
-}
-
-// finishRebase says how a rebase (or drop -verify) that returned rep and
-// err ended.
-func (e *env) finishRebase(rep *rebase.Report, err error) error {
-	switch {
-	case err != nil:
-		return err
-	case rep.Stopped != nil:
-		return rep.Stopped.StopError()
-	case rep.Aborted != "":
-		fmt.Fprintln(e.stdout, rep.Aborted)
-		return nil
-	}
-	done, err := e.session().Done(rep)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(e.stdout, e.say(done))
-	return nil
+	s := e.session()
+	return e.printed(s.Done(s.Run(ctx, o)))
 }
 
 func init() { register(command{Name: "rebase", Run: runRebase, Lock: true}) }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
@@ -55,8 +56,14 @@ func (e *env) say(m hint.Message) string { return m.Render(advice{e}) }
 // command is s as a command line for the selected line, quoted.
 func (e *env) command(s hint.Step) string { return advice{e}.Command(s) }
 
-// run is the command line of verb args on the selected line, quoted.
-func (e *env) run(verb string, args ...string) string { return e.command(hint.Run(verb, args...)) }
-
 // render is err's message with its advice rendered for the selected line.
 func (e *env) render(err error) string { return hint.Render(err, advice{e}) }
+
+// printed prints m, rendered for the selected line, unless err; it
+// returns err.
+func (e *env) printed(m hint.Message, err error) error {
+	if err == nil {
+		fmt.Fprintln(e.stdout, e.say(m))
+	}
+	return err
+}

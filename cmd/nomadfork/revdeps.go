@@ -8,11 +8,8 @@ import (
 
 func runRevdeps(ctx context.Context, e *env, args []string) error {
 	var r harness.RevdepsOptions
-	o, err := e.harnessVerb(ctx, "revdeps", "[-run [-no-baseline]] [-v] [-retry=false]", args, &r, &r.Verbose)
-	if err != nil {
-		return err
-	}
-	return harness.Revdeps(ctx, o, r)
+	return e.harnessVerb(ctx, "revdeps", "[-run [-no-baseline]] [-v] [-retry=false]", args, &r, &r.Verbose,
+		func(o harness.Options) error { return harness.Revdeps(ctx, o, r) })
 }
 
 func init() { register(command{Name: "revdeps", Run: runRevdeps}) }

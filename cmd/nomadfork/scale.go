@@ -3,16 +3,14 @@ package main
 import (
 	"context"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/scale"
 )
 
 func runScale(ctx context.Context, e *env, args []string) error {
 	var cfg scale.Config
-	s, err := e.experiment("scale", args, cfg.Flags, "[-smoke] [-n nodes] [-variant name=tree]... [-o dir] | -from scale.json")
-	if err != nil {
-		return err
-	}
-	return scale.Verb(ctx, s, cfg)
+	return e.experiment("scale", args, cfg.Flags, "[-smoke] [-n nodes] [-variant name=tree]... [-o dir] | -from scale.json",
+		func(s experiment.Start) error { return scale.Verb(ctx, s, cfg) })
 }
 
 func init() {

@@ -8,11 +8,8 @@ import (
 
 func runTest(ctx context.Context, e *env, args []string) error {
 	var t harness.TestOptions
-	o, err := e.harnessVerb(ctx, "test", "[-v] [-race=false] [-retry=false] [-client=false | -sim=false]", args, &t, &t.Verbose)
-	if err != nil {
-		return err
-	}
-	return harness.Test(ctx, o, t)
+	return e.harnessVerb(ctx, "test", "[-v] [-race=false] [-retry=false] [-client=false | -sim=false]", args, &t, &t.Verbose,
+		func(o harness.Options) error { return harness.Test(ctx, o, t) })
 }
 
 func init() { register(command{Name: "test", Run: runTest}) }

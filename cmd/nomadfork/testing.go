@@ -5,6 +5,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // harnessOptions are the files and directories of the harness.
@@ -13,18 +14,18 @@ func (e *env) harnessOptions(p *pin.Pin, scratch string, verbose bool) harness.O
 }
 
 // harnessVerb parses the options o of the harness verb name (parseOptions)
-// and returns the harness options of the pinned version, scratch space in
-// out/<name>, on the applied work tree.
-func (e *env) harnessVerb(ctx context.Context, name, synopsis string, args []string, o options, verbose *bool) (harness.Options, error) {
+// and runs it with the harness options of the pinned version, scratch
+// space in out/<name>, on the applied work tree.
+func (e *env) harnessVerb(ctx context.Context, name, synopsis string, args []string, o options, verbose *bool, run func(harness.Options) error) error {
 	if err := e.parseOptions(name, synopsis, args, o); err != nil {
-		return harness.Options{}, err
+		return err
 	}
-	if _, err := e.requireWorkTree(ctx); err != nil {
-		return harness.Options{}, err
+	if err := e.tree.Require(ctx, worktree.Need{Base: true}); err != nil {
+		return err
 	}
 	p, err := e.loadPin()
 	if err != nil {
-		return harness.Options{}, err
+		return err
 	}
-	return e.harnessOptions(p, name, *verbose), nil
+	return run(e.harnessOptions(p, name, *verbose))
 }

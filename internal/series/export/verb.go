@@ -38,14 +38,18 @@ func (o Options) Check() error {
 }
 
 // Verb is the export verb with o on the line whose work tree is t and
-// whose series, pinned by pinFile, is in dir (relDir as the user names
-// it): it exports the series (Export), says what it wrote to t.Log, and
-// with o.Verify verifies the PRs (VerifyPRs).
-func Verb(ctx context.Context, o Options, t *worktree.Tree, dir, relDir, pinFile string) error {
+// whose series, pinned by pinFile, is in dir (in the repository root):
+// it exports the series (Export), says what it wrote to t.Log, and with
+// o.Verify verifies the PRs (VerifyPRs).
+func Verb(ctx context.Context, o Options, t *worktree.Tree, dir, root, pinFile string) error {
 	if err := t.Require(ctx, worktree.Need{Verb: "export", NoOp: true}); err != nil {
 		return err
 	}
 	if ps, err := series.List(dir); err == nil && len(ps) == 0 {
+		relDir, rerr := filepath.Rel(root, dir)
+		if rerr != nil {
+			relDir = dir
+		}
 		return fmt.Errorf("%w: %s holds no NNNN-subject.patch files, so there is nothing to export; restore them (`git checkout -- %s`)",
 			series.ErrNoPatches, dir, relDir)
 	}

@@ -100,9 +100,19 @@ func (s *Session) Run(ctx context.Context, o Options) (*Report, error) {
 	return rep, err
 }
 
-// Done says what a completed rebase did: its summary, the line it moved,
-// the files it updated and the steps to take next.
-func (s *Session) Done(rep *Report) (hint.Message, error) {
+// Done says how a rebase that returned rep and err ended: with err, with
+// the conflict it stopped at (an error that says what to do), aborted, or
+// complete: its summary, the line it moved, the files it updated and the
+// steps to take next.
+func (s *Session) Done(rep *Report, err error) (hint.Message, error) {
+	switch {
+	case err != nil:
+		return hint.Message{}, err
+	case rep.Stopped != nil:
+		return hint.Message{}, rep.Stopped.StopError()
+	case rep.Aborted != "":
+		return hint.Sprintf("%s", rep.Aborted), nil
+	}
 	moved := ""
 	if rep.To != s.Line.Name {
 		dst, err := s.Layout.At(rep.To)
