@@ -12,16 +12,16 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	if err := e.parseOptions("apply", "[-force | -continue | -abort] [-allow-empty]", args, &o); err != nil {
 		return err
 	}
-	t := e.tree
+	t := e.Tree
 	if o.Abort {
 		return t.Apply(ctx, "", nil, o)
 	}
 	if o.Force {
-		if err := e.session().Rebaser().AbortStopped(ctx); err != nil {
+		if err := e.Session().Rebaser().AbortStopped(ctx); err != nil {
 			return err
 		}
 	}
-	patches, p, base, err := t.SeriesAndBase(ctx, e.line.Dir, e.line.Pin, o.AllowEmpty)
+	patches, p, base, err := t.SeriesAndBase(ctx, e.Line.Dir, e.Line.Pin, o.AllowEmpty)
 	if err != nil {
 		return err
 	}
@@ -32,7 +32,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "%s is upstream %s plus %d patch(es), HEAD %s\n", e.relWorkTree(), p.Version(), len(patches), head)
+	fmt.Fprintf(e.Stdout, "%s is upstream %s plus %d patch(es), HEAD %s\n", e.relWorkTree(), p.Version(), len(patches), head)
 	return nil
 }
 

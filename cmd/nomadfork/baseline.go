@@ -11,12 +11,12 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	if err := e.parseOptions("baseline", "[-v] [-race-only | -plain-only | -revdeps] [-runs n] [-keep]", args, &b); err != nil {
 		return err
 	}
-	p, base, err := e.tree.FetchPinned(ctx, e.line.Pin)
+	p, base, err := e.Tree.FetchPinned(ctx, e.Line.Pin)
 	if err != nil {
 		return err
 	}
 	b.Base, b.Module = base, p.Module.String()
-	return harness.Baseline(ctx, e.harnessOptions(p, "baseline", b.Verbose), b)
+	return harness.Baseline(ctx, e.Harness(p, "baseline", b.Verbose), b)
 }
 
 func init() { register(command{Name: "baseline", Run: runBaseline, Lock: true}) }

@@ -21,12 +21,11 @@ func runBench(ctx context.Context, e *env, args []string) error {
 // runs it from the start it makes.
 func (e *env) experiment(name string, args []string, flags func(fs *flag.FlagSet, out string), synopsis string, run func(experiment.Start) error) error {
 	fs := newFlags(e, name, synopsis)
-	flags(fs, filepath.Join(e.out, name))
+	flags(fs, filepath.Join(e.Out, name))
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
-	return run(experiment.Start{Given: experiment.Given(fs), Root: e.root, Out: e.out, Sim: e.sim, Changelog: e.log, PinFile: e.line.Pin, Tree: e.tree,
-		Command: strings.TrimSpace("nomadfork " + name + " " + strings.Join(args, " ")), Stdout: e.stdout, Stderr: e.stderr})
+	return run(e.Experiment(experiment.Given(fs), strings.TrimSpace("nomadfork "+name+" "+strings.Join(args, " ")), e.stderr))
 }
 
 func init() {

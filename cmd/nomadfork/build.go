@@ -10,20 +10,20 @@ import (
 )
 
 func runBuild(ctx context.Context, e *env, args []string) error {
-	o := build.Options{Out: filepath.Join(e.bin, "nomad")}
+	o := build.Options{Out: filepath.Join(e.Bin, "nomad")}
 	if err := e.parseOptions("build", "[-o file] [-check-ui] [-tree dir -test -metadata m]", args, &o); err != nil {
 		return err
 	}
 	if o.Tree == "" {
-		if err := e.tree.Require(ctx, worktree.Need{Verb: "build", Base: true}); err != nil {
+		if err := e.Tree.Require(ctx, worktree.Need{Verb: "build", Base: true}); err != nil {
 			return err
 		}
 	}
-	p, err := e.loadPin()
+	p, err := e.Pin()
 	if err != nil {
 		return err
 	}
-	return release.Build(ctx, o, e.tree.Repo, p.Version(), e.log, filepath.Join(e.out, "ui-check"), e.tree.Log)
+	return release.Build(ctx, o, e.Tree.Repo, p.Version(), e.Changelog, filepath.Join(e.Out, "ui-check"), e.Tree.Log)
 }
 
 func init() { register(command{Name: "build", Run: runBuild}) }

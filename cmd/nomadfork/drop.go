@@ -20,17 +20,17 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if o.Verify {
 		return dropVerified(ctx, e, o.Patch, o.PR)
 	}
-	if err := e.useLine(); err != nil {
+	if err := e.UseLine(); err != nil {
 		return err
 	}
 	if err := o.CheckVersion(); err != nil {
 		return err
 	}
-	cur, err := e.loadPin()
+	cur, err := e.Pin()
 	if err != nil {
 		return err
 	}
-	d, err := rebase.DropInTree(ctx, e.tree, cur, e.line.Dir, o.Patch, o.Applied, o.PR)
+	d, err := rebase.DropInTree(ctx, e.Tree, cur, e.Line.Dir, o.Patch, o.Applied, o.PR)
 	if err != nil {
 		return err
 	}
@@ -40,12 +40,12 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 // dropVerified drops the patch a stopped rebase of the line conflicts at,
 // once its own tests prove that the rebase's target carries it.
 func dropVerified(ctx context.Context, e *env, name, pr string) error {
-	if err := e.useRebasingLine(ctx); err != nil {
+	if err := e.UseRebasingLine(ctx); err != nil {
 		return err
 	}
-	s := e.session()
+	s := e.Session()
 	return e.printed(s.Done(s.DropProven(ctx, name, pr, func(target *pin.Pin, targetLine line.Line) rebase.Prover {
-		o := e.harnessOptions(target, "drop-verify", false)
+		o := e.Harness(target, "drop-verify", false)
 		o.Plain = harness.PlainBaseline(targetLine.Baselines, target.Version())
 		return func(ctx context.Context, base string, p series.Patch) (string, error) {
 			return harness.ProveUpstream(ctx, o, base, p)

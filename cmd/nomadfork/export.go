@@ -8,11 +8,11 @@ import (
 )
 
 func runExport(ctx context.Context, e *env, args []string) error {
-	o := export.Options{Out: filepath.Join(e.out, "export")}
+	o := export.Options{Out: filepath.Join(e.Out, "export")}
 	if err := e.parseOptions("export", "[-o dir] [-verify [-no-build]]", args, &o); err != nil {
 		return err
 	}
-	return export.Verb(ctx, o, e.tree, e.line.Dir, e.root, e.line.Pin)
+	return export.Verb(ctx, o, e.Tree, e.Line.Dir, e.Root, e.Line.Pin)
 }
 
 func init() { register(command{Name: "export", Run: runExport, Lock: true}) }

@@ -9,15 +9,15 @@ import (
 )
 
 func runExtract(ctx context.Context, e *env, args []string) error {
-	o := worktree.ExtractOptions{Txn: filepath.Join(e.root, line.PatchesDir)}
+	o := worktree.ExtractOptions{Txn: filepath.Join(e.Root, line.PatchesDir)}
 	if err := e.parseOptions("extract", "[-force]", args, &o); err != nil {
 		return err
 	}
-	changes, renum, err := e.tree.Extract(ctx, e.line.Dir, o)
+	changes, renum, err := e.Tree.Extract(ctx, e.Line.Dir, o)
 	if err != nil {
 		return err
 	}
-	worktree.ExtractReport(e.tree.Log, e.stderr, filepath.Join(line.PatchesDir, e.line.Name), changes, renum)
+	worktree.ExtractReport(e.Tree.Log, e.stderr, filepath.Join(line.PatchesDir, e.Line.Name), changes, renum)
 	return nil
 }
 

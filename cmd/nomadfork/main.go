@@ -81,7 +81,7 @@ func report(e *env, end cli.End, stderr io.Writer) {
 func stopped(e *env, end cli.End, stderr io.Writer) {
 	// Working it out runs git: not for long, when git is what hangs.
 	resume := make(chan string, 1)
-	go func() { resume <- resumeAfterStop(e.root, end.Verb, end.Args) }()
+	go func() { resume <- resumeAfterStop(e.Root, end.Verb, end.Args) }()
 	cmd := again(end.Verb, end.Args)
 	select {
 	case cmd = <-resume:
@@ -102,16 +102,16 @@ func resumeAfterStop(root, name string, args []string) string {
 	}
 	// Only -line, -onto and -new-line matter.
 	v := cli.FlagValues(args, []string{"line", "onto"}, []string{"new-line"})
-	e.lineName = v["line"]
+	e.LineName = v["line"]
 	if name == "rebase" {
 		if v["new-line"] != "" && v["onto"] != "" {
-			e.lineName = v["onto"]
+			e.LineName = v["onto"]
 		}
-		if e.useRebasingLine(context.Background()) != nil {
+		if e.UseRebasingLine(context.Background()) != nil {
 			return same
 		}
-		e.rebasing = e.line.Name
-	} else if e.useLine() != nil {
+		e.Rebasing = e.Line.Name
+	} else if e.UseLine() != nil {
 		return same
 	}
 	return resumeCommand(e, name, args)
@@ -150,7 +150,7 @@ func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
 	what := "make " + c.Path + " writable (`chmod u+w`; an immutable file: `chattr -i`)"
 	switch {
 	case c.Cond == cli.DiskFull:
-		dir := e.line.WorkTree
+		dir := e.Line.WorkTree
 		if c.Path != "" {
 			dir = filepath.Dir(c.Path)
 		}
@@ -167,7 +167,7 @@ func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
 // resumeCommand is what goes on after an interrupted command, quoted:
 // the step rebase.Session.ResumeStep names, else the same command line.
 func resumeCommand(e *env, name string, args []string) string {
-	if s, ok := e.session().ResumeStep(context.Background(), name, args, e.tree, e.rebasing); ok {
+	if s, ok := e.Session().ResumeStep(context.Background(), name, args, e.Tree, e.Rebasing); ok {
 		return e.command(s)
 	}
 	return again(name, args)
@@ -187,7 +187,7 @@ type exitCode = cli.ExitCode
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	fs.StringVar(&e.lineName, "line", "", "work on the maintained line `version` (patches/<version>/; default: the one patches/default-line names)")
+	fs.StringVar(&e.LineName, "line", "", "work on the maintained line `version` (patches/<version>/; default: the one patches/default-line names)")
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, strings.TrimSpace("usage: nomadfork "+name+" [-line version] "+synopsis))
 		if c := prog.Lookup(name); c != nil && c.Help != "" {
@@ -223,5 +223,5 @@ func (e *env) parse(fs *flag.FlagSet, args []string, maxArgs int) error {
 	if err := cli.Parse(fs, args, maxArgs); err != nil {
 		return err
 	}
-	return e.useLine()
+	return e.UseLine()
 }

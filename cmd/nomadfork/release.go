@@ -16,18 +16,18 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
-	if err := e.tree.Require(ctx, worktree.Need{Verb: "release", Base: true}); err != nil {
+	if err := e.Tree.Require(ctx, worktree.Need{Verb: "release", Base: true}); err != nil {
 		return err
 	}
-	o, err := release.LineOptions(e.tree.Repo, e.line.Pin, e.line.Dir, e.log, filepath.Join(e.root, "dist"), filepath.Join(e.out, "release"), e.tree.Log)
+	o, err := release.LineOptions(e.Tree.Repo, e.Line.Pin, e.Line.Dir, e.Changelog, filepath.Join(e.Root, "dist"), filepath.Join(e.Out, "release"), e.Tree.Log)
 	if err != nil {
 		return err
 	}
-	err = release.Verb(ctx, o, *verify, e.root)
+	err = release.Verb(ctx, o, *verify, e.Root)
 	if errors.Is(err, release.ErrNoRelease) {
 		mk := "make release"
-		if e.line.Name != "" && !e.line.Default {
-			mk += " LINE=" + e.line.Name
+		if e.Line.Name != "" && !e.Line.Default {
+			mk += " LINE=" + e.Line.Name
 		}
 		return fmt.Errorf("%w (%s)", err, mk)
 	}

@@ -32,15 +32,15 @@ func (a advice) lineOf(s hint.Step) string {
 		return s.Line
 	}
 	if s.Line != "" {
-		if d, err := e.layout.Default(); err == nil && d == s.Line {
+		if d, err := e.Layout.Default(); err == nil && d == s.Line {
 			return ""
 		}
 		return s.Line
 	}
-	if e == nil || e.line.Name == "" || e.line.Default {
+	if e == nil || e.Line.Name == "" || e.Line.Default {
 		return ""
 	}
-	return e.line.Name
+	return e.Line.Name
 }
 
 func (a advice) WorkTree() string {
@@ -63,7 +63,7 @@ func (e *env) render(err error) string { return hint.Render(err, advice{e}) }
 // returns err.
 func (e *env) printed(m hint.Message, err error) error {
 	if err == nil {
-		fmt.Fprintln(e.stdout, e.say(m))
+		fmt.Fprintln(e.Stdout, e.say(m))
 	}
 	return err
 }

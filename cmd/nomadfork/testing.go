@@ -4,14 +4,8 @@ import (
 	"context"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
-
-// harnessOptions are the files and directories of the harness.
-func (e *env) harnessOptions(p *pin.Pin, scratch string, verbose bool) harness.Options {
-	return harness.LineOptions(e.tree, p, e.line.Dir, e.line.Baselines, e.sim, e.out, scratch, verbose, e.stdout)
-}
 
 // harnessVerb parses the options o of the harness verb name (parseOptions)
 // and runs it with the harness options of the pinned version, scratch
@@ -20,12 +14,12 @@ func (e *env) harnessVerb(ctx context.Context, name, synopsis string, args []str
 	if err := e.parseOptions(name, synopsis, args, o); err != nil {
 		return err
 	}
-	if err := e.tree.Require(ctx, worktree.Need{Base: true}); err != nil {
+	if err := e.Tree.Require(ctx, worktree.Need{Base: true}); err != nil {
 		return err
 	}
-	p, err := e.loadPin()
+	p, err := e.Pin()
 	if err != nil {
 		return err
 	}
-	return run(e.harnessOptions(p, name, *verbose))
+	return run(e.Harness(p, name, *verbose))
 }

@@ -12,17 +12,21 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	if err := e.parseOptions("vulns", "[-pkgs patterns] [-o dir] [-doc] [-from govulncheck.json]", args, &o); err != nil {
 		return err
 	}
-	p, err := e.loadPin()
+	p, err := e.Pin()
 	if err != nil {
 		return err
 	}
 	if o.From == "" {
-		if err := e.tree.Require(ctx, worktree.Need{Verb: "vulns", Base: true}); err != nil {
+		if err := e.Tree.Require(ctx, worktree.Need{Verb: "vulns", Base: true}); err != nil {
 			return err
 		}
 	}
-	return vulns.Job{Options: o, Root: e.root, Out: e.out, Line: e.line, Pin: p, DocCommand: "nomadfork vulns" + e.lineArg() + " -doc",
-		Log: e.tree.Log, Stderr: e.stderr}.Run(ctx)
+	doc := "nomadfork vulns -doc"
+	if e.LineName != "" && !e.Line.Default {
+		doc = "nomadfork vulns -line " + e.Line.Name + " -doc"
+	}
+	return vulns.Job{Options: o, Root: e.Root, Out: e.Out, Line: e.Line, Pin: p, DocCommand: doc,
+		Log: e.Tree.Log, Stderr: e.stderr}.Run(ctx)
 }
 
 func init() { register(command{Name: "vulns", Run: runVulns}) }
