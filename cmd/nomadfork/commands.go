@@ -43,15 +43,7 @@ func register(cs ...command) {
 }
 
 // visible returns the commands usage lists, in verbOrder.
-func visible() []command {
-	var out []command
-	for _, name := range verbOrder {
-		if c := prog.Lookup(name); c != nil && !c.Hidden() {
-			out = append(out, *c)
-		}
-	}
-	return out
-}
+func visible() []command { return prog.Visible(verbOrder) }
 
 // usage is help/usage.txt with the visible commands and their summaries.
 func usage() string {

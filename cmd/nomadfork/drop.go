@@ -3,10 +3,6 @@ package main
 import (
 	"context"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 )
 
@@ -18,7 +14,13 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if o.Verify {
-		return dropVerified(ctx, e, o.Patch, o.PR)
+		// Drops the patch the stopped rebase conflicts at, once its own
+		// tests prove that the rebase's target carries it.
+		if err := e.UseRebasingLine(ctx); err != nil {
+			return err
+		}
+		s := e.Session()
+		return e.printed(s.Done(s.DropProven(ctx, o.Patch, o.PR, e.Prover)))
 	}
 	if err := e.UseLine(); err != nil {
 		return err
@@ -35,22 +37,6 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return e.printed(d.Summary(), nil)
-}
-
-// dropVerified drops the patch a stopped rebase of the line conflicts at,
-// once its own tests prove that the rebase's target carries it.
-func dropVerified(ctx context.Context, e *env, name, pr string) error {
-	if err := e.UseRebasingLine(ctx); err != nil {
-		return err
-	}
-	s := e.Session()
-	return e.printed(s.Done(s.DropProven(ctx, name, pr, func(target *pin.Pin, targetLine line.Line) rebase.Prover {
-		o := e.Harness(target, "drop-verify", false)
-		o.Plain = harness.PlainBaseline(targetLine.Baselines, target.Version())
-		return func(ctx context.Context, base string, p series.Patch) (string, error) {
-			return harness.ProveUpstream(ctx, o, base, p)
-		}
-	})))
 }
 
 func init() { register(command{Name: "drop", Run: runDrop, Lock: true}) }

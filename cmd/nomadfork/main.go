@@ -95,24 +95,9 @@ func stopped(e *env, end cli.End, stderr io.Writer) {
 // on an env of its own, from the files, so it shares nothing with the
 // stopped command's goroutine.
 func resumeAfterStop(root, name string, args []string) string {
-	same := again(name, args)
 	e, err := newEnv(root, io.Discard, io.Discard)
-	if err != nil {
-		return same
-	}
-	// Only -line, -onto and -new-line matter.
-	v := cli.FlagValues(args, []string{"line", "onto"}, []string{"new-line"})
-	e.LineName = v["line"]
-	if name == "rebase" {
-		if v["new-line"] != "" && v["onto"] != "" {
-			e.LineName = v["onto"]
-		}
-		if e.UseRebasingLine(context.Background()) != nil {
-			return same
-		}
-		e.Rebasing = e.Line.Name
-	} else if e.UseLine() != nil {
-		return same
+	if err != nil || e.SelectFor(context.Background(), name, args) != nil {
+		return again(name, args)
 	}
 	return resumeCommand(e, name, args)
 }
@@ -183,19 +168,10 @@ func usageError(err error) error { return cli.UsageError{Err: err} }
 
 type exitCode = cli.ExitCode
 
-// newFlags returns the flag set of a command, which prints its long help.
+// newFlags returns the flag set of a command, with -line.
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := prog.FlagSet(name, "usage: nomadfork "+name+" [-line version] "+synopsis, e.stderr)
 	fs.StringVar(&e.LineName, "line", "", "work on the maintained line `version` (patches/<version>/; default: the one patches/default-line names)")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, strings.TrimSpace("usage: nomadfork "+name+" [-line version] "+synopsis))
-		if c := prog.Lookup(name); c != nil && c.Help != "" {
-			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(c.Help))
-		}
-		fmt.Fprintln(e.stderr, "\nflags:") // -line at least
-		fs.PrintDefaults()
-	}
 	return fs
 }
 

@@ -148,6 +148,35 @@ func (p *Program[E]) Lookup(name string) *Command[E] {
 	return nil
 }
 
+// Visible returns the commands order names that are not hidden, in that
+// order.
+func (p *Program[E]) Visible(order []string) []Command[E] {
+	var out []Command[E]
+	for _, name := range order {
+		if c := p.Lookup(name); c != nil && !c.Hidden() {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// FlagSet returns the flag set of the verb name, writing to w; -h prints
+// usage (the program's usage line of the verb), the verb's long help and
+// the flags.
+func (p *Program[E]) FlagSet(name, usage string, w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprintln(w, strings.TrimSpace(usage))
+		if c := p.Lookup(name); c != nil && c.Help != "" {
+			fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.Help))
+		}
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
 // Main runs the command line args (os.Args[1:]) and exits: a hidden
 // verb's entry at once, any other under signal handling. The first SIGINT
 // or SIGTERM cancels the verb, which undoes or finishes what it was doing

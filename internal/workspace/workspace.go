@@ -17,6 +17,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
@@ -140,4 +141,34 @@ func (w *Workspace) Harness(p *pin.Pin, scratch string, verbose bool) harness.Op
 func (w *Workspace) Experiment(given map[string]bool, command string, stderr io.Writer) experiment.Start {
 	return experiment.Start{Given: given, Root: w.Root, Out: w.Out, Sim: w.Sim, Changelog: w.Changelog, PinFile: w.Line.Pin, Tree: w.Tree,
 		Command: command, Stdout: w.Stdout, Stderr: stderr}
+}
+
+// SelectFor selects the line the command line verb args works on: the
+// one -line names, for rebase the line of the rebase in progress (-onto v
+// -new-line: line v).
+func (w *Workspace) SelectFor(ctx context.Context, verb string, args []string) error {
+	v := cli.FlagValues(args, []string{"line", "onto"}, []string{"new-line"})
+	w.LineName = v["line"]
+	if verb != "rebase" {
+		return w.UseLine()
+	}
+	if v["new-line"] != "" && v["onto"] != "" {
+		w.LineName = v["onto"]
+	}
+	if err := w.UseRebasingLine(ctx); err != nil {
+		return err
+	}
+	w.Rebasing = w.Line.Name
+	return nil
+}
+
+// Prover is the prover of drop -verify for a rebase onto target, the
+// pin of line targetLine: the patch's own tests in the harness, against
+// the target's plain baseline.
+func (w *Workspace) Prover(target *pin.Pin, targetLine line.Line) rebase.Prover {
+	o := w.Harness(target, "drop-verify", false)
+	o.Plain = harness.PlainBaseline(targetLine.Baselines, target.Version())
+	return func(ctx context.Context, base string, p series.Patch) (string, error) {
+		return harness.ProveUpstream(ctx, o, base, p)
+	}
 }
