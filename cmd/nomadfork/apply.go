@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
@@ -12,28 +11,7 @@ func runApply(ctx context.Context, e *env, args []string) error {
 	if err := e.parseOptions("apply", "[-force | -continue | -abort] [-allow-empty]", args, &o); err != nil {
 		return err
 	}
-	t := e.Tree
-	if o.Abort {
-		return t.Apply(ctx, "", nil, o)
-	}
-	if o.Force {
-		if err := e.Session().Rebaser().AbortStopped(ctx); err != nil {
-			return err
-		}
-	}
-	patches, p, base, err := t.SeriesAndBase(ctx, e.Line.Dir, e.Line.Pin, o.AllowEmpty)
-	if err != nil {
-		return err
-	}
-	if err := t.Apply(ctx, base, patches, o); err != nil {
-		return err
-	}
-	head, err := t.Head(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(e.Stdout, "%s is upstream %s plus %d patch(es), HEAD %s\n", e.relWorkTree(), p.Version(), len(patches), head)
-	return nil
+	return e.printed(e.Apply(ctx, o))
 }
 
 func init() { register(command{Name: "apply", Run: runApply, Lock: true}) }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 func runRelease(ctx context.Context, e *env, args []string) error {
@@ -16,14 +14,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
-	if err := e.Tree.Require(ctx, worktree.Need{Verb: "release", Base: true}); err != nil {
-		return err
-	}
-	o, err := release.LineOptions(e.Tree.Repo, e.Line.Pin, e.Line.Dir, e.Changelog, filepath.Join(e.Root, "dist"), filepath.Join(e.Out, "release"), e.Tree.Log)
-	if err != nil {
-		return err
-	}
-	err = release.Verb(ctx, o, *verify, e.Root)
+	err := e.Release(ctx, *verify)
 	if errors.Is(err, release.ErrNoRelease) {
 		mk := "make release"
 		if e.Line.Name != "" && !e.Line.Default {

@@ -59,10 +59,10 @@ func (e *env) command(s hint.Step) string { return advice{e}.Command(s) }
 // render is err's message with its advice rendered for the selected line.
 func (e *env) render(err error) string { return hint.Render(err, advice{e}) }
 
-// printed prints m, rendered for the selected line, unless err; it
-// returns err.
+// printed prints m, rendered for the selected line, unless err or m is
+// empty; it returns err.
 func (e *env) printed(m hint.Message, err error) error {
-	if err == nil {
+	if err == nil && !m.IsZero() {
 		fmt.Fprintln(e.Stdout, e.say(m))
 	}
 	return err

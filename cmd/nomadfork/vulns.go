@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/vulns"
 )
 
@@ -12,21 +11,11 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	if err := e.parseOptions("vulns", "[-pkgs patterns] [-o dir] [-doc] [-from govulncheck.json]", args, &o); err != nil {
 		return err
 	}
-	p, err := e.Pin()
-	if err != nil {
-		return err
-	}
-	if o.From == "" {
-		if err := e.Tree.Require(ctx, worktree.Need{Verb: "vulns", Base: true}); err != nil {
-			return err
-		}
-	}
 	doc := "nomadfork vulns -doc"
 	if e.LineName != "" && !e.Line.Default {
 		doc = "nomadfork vulns -line " + e.Line.Name + " -doc"
 	}
-	return vulns.Job{Options: o, Root: e.Root, Out: e.Out, Line: e.Line, Pin: p, DocCommand: doc,
-		Log: e.Tree.Log, Stderr: e.stderr}.Run(ctx)
+	return e.Vulns(ctx, o, doc, e.stderr)
 }
 
 func init() { register(command{Name: "vulns", Run: runVulns}) }
