@@ -1,8 +1,10 @@
 // Package cli runs a program's command table: the top-level flags, the
 // lookup of the verb, the tool's lock, the recovery of an interrupted run
 // before a verb, the context the first SIGINT or SIGTERM cancels, and the
-// exit code of how the verb ended. It says nothing itself: the program
-// writes every word (Program.Usage, Program.Report, Program.Stopped).
+// exit code of how the verb ended, and a verb's flag set. It says nothing
+// itself but a verb's flag usage (FlagSet) and an argument too many
+// (Parse): the program writes every other word (Program.Usage,
+// Program.Report, Program.Stopped).
 package cli
 
 import (
