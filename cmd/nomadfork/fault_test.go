@@ -239,15 +239,6 @@ func TestFaultExtractDetachedCommitKept(t *testing.T) {
 	}
 }
 
-func TestFaultExportEmpty(t *testing.T) {
-	p := newProject(t)
-	p.mustRun("apply", "-allow-empty")
-	p.expect(p.nomadfork("export", "-verify"), 1, "the series is empty")
-	if _, err := os.Stat(filepath.Join(p.dir, "out", "export")); !os.IsNotExist(err) {
-		t.Errorf("export wrote out/export: %v", err)
-	}
-}
-
 func TestFaultExportRemovesStaleBranches(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()
@@ -323,39 +314,6 @@ func TestFaultDropValidates(t *testing.T) {
 	p.expect(p.nomadfork("drop", "0002", "-applied-upstream", "v1.9.0"), 1, "-applied-upstream v1.9.0")
 	p.expect(p.nomadfork("drop", "0002", "-applied-upstream", "v1.1.0", "-pr", "not-a-url"), 2, `-pr "not-a-url" is not an https URL`)
 	p.mustEqual(before)
-}
-
-func TestFaultUsage(t *testing.T) {
-	p := newProject(t)
-	r := p.nomadfork("apply", "-bogus")
-	p.expect(r, 2, "flag provided but not defined: -bogus")
-	if strings.Count(r.stderr, "flag provided but not defined") != 1 {
-		t.Errorf("error printed more than once:\n%s", r.stderr)
-	}
-	p.expect(p.nomadfork("extract", "bogus"), 2, "unexpected arguments: bogus")
-	r = p.nomadfork("extract", "-h")
-	if r.code != 0 || !strings.Contains(r.stderr, "back to patches/") {
-		t.Errorf("extract -h: %d %q", r.code, r.stderr)
-	}
-	r = p.nomadfork("help", "apply")
-	if r.code != 0 || !strings.Contains(r.stdout, "usage: nomadfork apply") || !strings.Contains(r.stdout, "-continue\n") {
-		t.Errorf("help apply: %d %q", r.code, r.stdout)
-	}
-	if strings.Contains(r.stdout, "-continue git") {
-		t.Errorf("help renders a backquoted word as a flag argument:\n%s", r.stdout)
-	}
-	if r = p.nomadfork("help"); !strings.Contains(r.stdout, "-C dir") {
-		t.Errorf("help does not list -C:\n%s", r.stdout)
-	}
-}
-
-func TestFaultStatusDefaultsToTargets(t *testing.T) {
-	p := newProject(t)
-	p.twoPatches()
-	r := p.mustRun("status")
-	if !strings.Contains(r.stdout, "| patch | v1.0.2 | v1.1.0 | v1.2.0 |") {
-		t.Errorf("status without -against:\n%s", r.stdout)
-	}
 }
 
 // A baseline needs the series applied: what it touches decides the

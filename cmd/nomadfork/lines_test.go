@@ -16,39 +16,6 @@ func (p *project) exists(name string) bool {
 	return err == nil
 }
 
-func TestUnknownLineNamesTheKnownOnes(t *testing.T) {
-	p := newProject(t)
-	for _, verb := range []string{"apply", "check", "build", "test", "extract", "status", "export", "drop", "rebase"} {
-		args := []string{verb, "-line", "v9.9.9"}
-		switch verb {
-		case "drop":
-			args = []string{verb, "0001", "-applied-upstream", "v1.0.1", "-line", "v9.9.9"}
-		case "rebase":
-			args = append(args, "-onto", "v10.0.0")
-		}
-		r := p.nomadfork(args...)
-		if r.code != 2 {
-			t.Errorf("%s -line v9.9.9: exit %d, want 2\n%s", verb, r.code, r.stderr)
-		}
-		containsAll(t, verb+" -line v9.9.9", r.stderr, `unknown line "v9.9.9"`, "the lines are v1.0.0")
-	}
-	// -continue of a line nothing is making is refused the same way.
-	r := p.nomadfork("rebase", "-continue", "-line", "v9.9.9")
-	if r.code != 2 || !strings.Contains(r.stderr, "the lines are v1.0.0") {
-		t.Errorf("rebase -continue -line v9.9.9: exit %d\n%s", r.code, r.stderr)
-	}
-}
-
-func TestLinePinMustNameItsLine(t *testing.T) {
-	p := newProject(t)
-	p.pin("v1.0.1", true)
-	if err := os.Rename(filepath.Join(p.dir, "patches", "v1.0.1"), filepath.Join(p.dir, "patches", "v1.0.2")); err != nil {
-		t.Fatal(err)
-	}
-	r := p.mustFail("apply", "-allow-empty", "-line", "v1.0.2")
-	containsAll(t, "mismatched pin", r.stderr, "pins v1.0.1, but its line is v1.0.2")
-}
-
 func TestNewLineByRebase(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()

@@ -17,7 +17,6 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/diskspace"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
 func main() {
@@ -82,7 +81,7 @@ func report(e *env, end cli.End, stderr io.Writer) {
 func stopped(e *env, end cli.End, stderr io.Writer) {
 	// Working it out runs git: not for long, when git is what hangs.
 	resume := make(chan string, 1)
-	go func() { resume <- resumeAfterStop(e.root, end.Verb, end.Args) }()
+	go func() { resume <- resumeAfterStop(e.Root, end.Verb, end.Args) }()
 	cmd := again(end.Verb, end.Args)
 	select {
 	case cmd = <-resume:
@@ -96,24 +95,9 @@ func stopped(e *env, end cli.End, stderr io.Writer) {
 // on an env of its own, from the files, so it shares nothing with the
 // stopped command's goroutine.
 func resumeAfterStop(root, name string, args []string) string {
-	same := again(name, args)
 	e, err := newEnv(root, io.Discard, io.Discard)
-	if err != nil {
-		return same
-	}
-	// Only -line, -onto and -new-line matter.
-	v := cli.FlagValues(args, []string{"line", "onto"}, []string{"new-line"})
-	e.lineName = v["line"]
-	if name == "rebase" {
-		if v["new-line"] != "" && v["onto"] != "" {
-			e.lineName = v["onto"]
-		}
-		if e.useRebasingLine(context.Background()) != nil {
-			return same
-		}
-		e.rebasing = e.line.Name
-	} else if e.useLine() != nil {
-		return same
+	if err != nil || e.SelectFor(context.Background(), name, args) != nil {
+		return again(name, args)
 	}
 	return resumeCommand(e, name, args)
 }
@@ -151,7 +135,7 @@ func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
 	what := "make " + c.Path + " writable (`chmod u+w`; an immutable file: `chattr -i`)"
 	switch {
 	case c.Cond == cli.DiskFull:
-		dir := e.line.WorkTree
+		dir := e.Line.WorkTree
 		if c.Path != "" {
 			dir = filepath.Dir(c.Path)
 		}
@@ -166,39 +150,10 @@ func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
 }
 
 // resumeCommand is what goes on after an interrupted command, quoted:
-// the same command line, except that a rebase in progress continues and
-// an apply (or a drop that was applying its edit) applies.
+// the step rebase.Session.ResumeStep names, else the same command line.
 func resumeCommand(e *env, name string, args []string) string {
-	has := func(flag string) bool {
-		for _, a := range args {
-			if a == "-"+flag || a == "--"+flag {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case name == "rebase" && e.rebaser().InProgress(context.Background()):
-		// An interrupted -abort is finished by -abort again.
-		verb := "-continue"
-		if has("abort") {
-			verb = "-abort"
-		}
-		ln := e.rebasing
-		if ln == "" {
-			// Interrupted before the rebase's line was settled.
-			ln = e.line.Name
-		}
-		return e.command(hint.Run("rebase", verb).OnLine(ln))
-	case name == "apply" && has("continue"):
-		return e.say(hint.Sprintf("%s", hint.Run("apply", "-continue")))
-	case name == "apply":
-		return e.say(hint.Sprintf("%s", hint.Run("apply")))
-	case name == "drop" && e.tree != nil:
-		// Interrupted while it applied the edited patch: apply finishes.
-		if st, err := e.tree.LoadState(context.Background()); err == nil && len(st.Pending) > 0 {
-			return e.say(hint.Sprintf("%s", hint.Run("apply")))
-		}
+	if s, ok := e.Session().ResumeStep(context.Background(), name, args, e.Tree, e.Rebasing); ok {
+		return e.command(s)
 	}
 	return again(name, args)
 }
@@ -213,25 +168,30 @@ func usageError(err error) error { return cli.UsageError{Err: err} }
 
 type exitCode = cli.ExitCode
 
-// newFlags returns the flag set of a command; its long help is
-// help/<name>.txt.
+// newFlags returns the flag set of a command, with -line.
 func newFlags(e *env, name, synopsis string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.StringVar(&e.lineName, "line", "", "work on the maintained line `version` (patches/<version>/; default: the one patches/default-line names)")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, strings.TrimSpace("usage: nomadfork "+name+" [-line version] "+synopsis))
-		if help := helpOf(name); help != "" {
-			fmt.Fprintf(e.stderr, "\n%s\n", strings.TrimSpace(help))
-		}
-		n := 0
-		fs.VisitAll(func(*flag.Flag) { n++ })
-		if n > 0 {
-			fmt.Fprintln(e.stderr, "\nflags:")
-			fs.PrintDefaults()
-		}
-	}
+	fs := prog.FlagSet(name, "usage: nomadfork "+name+" [-line version] "+synopsis, e.stderr)
+	fs.StringVar(&e.LineName, "line", "", "work on the maintained line `version` (patches/<version>/; default: the one patches/default-line names)")
 	return fs
+}
+
+// options are a verb's flags, and maybe their checks (Check() error),
+// which the engine the verb drives declares (as cmd/go's internal/work
+// declares the build flags).
+type options interface{ Flags(fs *flag.FlagSet) }
+
+// parseOptions parses args into o, selects the line -line names and
+// checks o.
+func (e *env) parseOptions(name, synopsis string, args []string, o options) error {
+	fs := newFlags(e, name, synopsis)
+	o.Flags(fs)
+	if err := e.parse(fs, args, 0); err != nil {
+		return err
+	}
+	if c, ok := o.(interface{ Check() error }); ok {
+		return c.Check()
+	}
+	return nil
 }
 
 // parse parses args (cli.Parse) and selects the line -line names.
@@ -239,5 +199,5 @@ func (e *env) parse(fs *flag.FlagSet, args []string, maxArgs int) error {
 	if err := cli.Parse(fs, args, maxArgs); err != nil {
 		return err
 	}
-	return e.useLine()
+	return e.UseLine()
 }

@@ -20,7 +20,7 @@ import (
 // that does not takes it for the recovery, only if there is something to
 // recover.
 func (e *env) recoverInterrupted(ctx context.Context, locked bool) error {
-	r := worktree.Recovery{Txn: filepath.Join(e.root, line.PatchesDir), Trees: e.layout.WorkTrees, OrphanWait: orphanWait,
+	r := worktree.Recovery{Txn: filepath.Join(e.Root, line.PatchesDir), Trees: e.Layout.WorkTrees, OrphanWait: orphanWait,
 		Finished: func(what string) {
 			fmt.Fprintf(e.stderr, "nomadfork: finished an interrupted change of the series: %s\n", what)
 		},
@@ -50,7 +50,7 @@ var orphanWait = time.Minute
 // lock takes the tool's lock for verb, saying so when it removes a stale
 // lock.
 func (e *env) lock(verb string) (release func(), err error) {
-	release, err = lockfile.Acquire(filepath.Join(e.out, "nomadfork.lock"), verb, func(s lockfile.Stale) {
+	release, err = lockfile.Acquire(filepath.Join(e.Out, "nomadfork.lock"), verb, func(s lockfile.Stale) {
 		if s.Holder.PID == 0 {
 			fmt.Fprintf(e.stderr, "nomadfork: removed an unreadable lock file %s\n", s.File)
 			return

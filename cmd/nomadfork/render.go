@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
@@ -31,15 +32,15 @@ func (a advice) lineOf(s hint.Step) string {
 		return s.Line
 	}
 	if s.Line != "" {
-		if d, err := e.layout.Default(); err == nil && d == s.Line {
+		if d, err := e.Layout.Default(); err == nil && d == s.Line {
 			return ""
 		}
 		return s.Line
 	}
-	if e == nil || e.line.Name == "" || e.line.Default {
+	if e == nil || e.Line.Name == "" || e.Line.Default {
 		return ""
 	}
-	return e.line.Name
+	return e.Line.Name
 }
 
 func (a advice) WorkTree() string {
@@ -55,8 +56,14 @@ func (e *env) say(m hint.Message) string { return m.Render(advice{e}) }
 // command is s as a command line for the selected line, quoted.
 func (e *env) command(s hint.Step) string { return advice{e}.Command(s) }
 
-// run is the command line of verb args on the selected line, quoted.
-func (e *env) run(verb string, args ...string) string { return e.command(hint.Run(verb, args...)) }
-
 // render is err's message with its advice rendered for the selected line.
 func (e *env) render(err error) string { return hint.Render(err, advice{e}) }
+
+// printed prints m, rendered for the selected line, unless err or m is
+// empty; it returns err.
+func (e *env) printed(m hint.Message, err error) error {
+	if err == nil && !m.IsZero() {
+		fmt.Fprintln(e.Stdout, e.say(m))
+	}
+	return err
+}

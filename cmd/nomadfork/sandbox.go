@@ -15,7 +15,7 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 		args = args[1:]
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
-		fmt.Fprint(e.stderr, helpOf("sandbox"))
+		fmt.Fprint(e.stderr, prog.Lookup("sandbox").Help)
 		if len(args) == 0 {
 			return usageError(errors.New("no command given"))
 		}
@@ -30,7 +30,6 @@ func runSandbox(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{Name: "sandbox", Summary: "run a command inside the private network/mount/pid sandbox", Run: runSandbox, Bare: true})
-	register(command{Name: sandbox.InitArg, Summary: "the first process of a new sandbox",
-		Entry: func(args []string, _, _ io.Writer) int { return sandbox.Init(args) }})
+	register(command{Name: "sandbox", Run: runSandbox, Bare: true},
+		command{Name: sandbox.InitArg, Entry: func(args []string, _, _ io.Writer) int { return sandbox.Init(args) }})
 }

@@ -4,23 +4,22 @@ import (
 	"context"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
-// harnessOptions are the files and directories of the harness.
-func (e *env) harnessOptions(p *pin.Pin, scratch string, verbose bool) harness.Options {
-	return harness.LineOptions(e.tree, p, e.line.Dir, e.line.Baselines, e.sim, e.out, scratch, verbose, e.stdout)
-}
-
-// harnessOn requires the work tree and returns the harness options of the
-// pinned version.
-func (e *env) harnessOn(ctx context.Context, scratch string, verbose bool) (harness.Options, error) {
-	if _, err := e.requireWorkTree(ctx); err != nil {
-		return harness.Options{}, err
+// harnessVerb parses the options o of the harness verb name (parseOptions)
+// and runs it with the harness options of the pinned version, scratch
+// space in out/<name>, on the applied work tree.
+func (e *env) harnessVerb(ctx context.Context, name, synopsis string, args []string, o options, verbose *bool, run func(harness.Options) error) error {
+	if err := e.parseOptions(name, synopsis, args, o); err != nil {
+		return err
 	}
-	p, err := e.loadPin()
+	if err := e.Tree.Require(ctx, worktree.Need{Base: true}); err != nil {
+		return err
+	}
+	p, err := e.Pin()
 	if err != nil {
-		return harness.Options{}, err
+		return err
 	}
-	return e.harnessOptions(p, scratch, verbose), nil
+	return run(e.Harness(p, name, *verbose))
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/workspace"
 )
 
 // markerWriter is an output stream that closes seen once the output
@@ -364,7 +365,7 @@ func TestCrashNewLineAdviceCarriesLine(t *testing.T) {
 // default one, and leaves sandbox and the steps on the default line; the
 // work tree's output renders the same.
 func TestAdviceCarriesLine(t *testing.T) {
-	e := &env{line: line.Line{Name: "v1.0.2", WorkTree: "/r/lines/v1.0.2/nomad"}, root: "/r", layout: line.Layout{Root: t.TempDir()}}
+	e := &env{Workspace: &workspace.Workspace{Line: line.Line{Name: "v1.0.2", WorkTree: "/r/lines/v1.0.2/nomad"}, Root: "/r", Layout: line.Layout{Root: t.TempDir()}}}
 	m := hint.Sprintf("resolved by hand: 0001; run %s to save them; then %s, %s, %s in %s",
 		hint.Run("extract"), hint.Run("check", "-no-build"), hint.Run("sandbox", "--", "x"), hint.Run("apply").OnLine("v1.0.3"), hint.WorkTree)
 	var b strings.Builder
@@ -379,7 +380,7 @@ func TestAdviceCarriesLine(t *testing.T) {
 	if got := e.render(hint.Errorf("wrapped: %w", fmt.Errorf("context: %w", hint.Errorf("run %s", hint.Run("apply"))))); got != "wrapped: context: run `nomadfork apply -line v1.0.2`" {
 		t.Errorf("a wrapped error renders as %q", got)
 	}
-	e.line = line.Line{Name: "v1.0.1", Default: true, WorkTree: "/r/nomad"}
+	e.Line = line.Line{Name: "v1.0.1", Default: true, WorkTree: "/r/nomad"}
 	want = "resolved by hand: 0001; run `nomadfork extract` to save them; then `nomadfork check -no-build`, " +
 		"`nomadfork sandbox -- x`, `nomadfork apply -line v1.0.3` in nomad/"
 	if got := e.say(m); got != want {

@@ -127,50 +127,6 @@ func TestRebaseDropsUpstreamedPatchByReverseCheck(t *testing.T) {
 	p.mustRun("check", "-no-build")
 }
 
-func TestDropByRecordedStatus(t *testing.T) {
-	p := newProject(t)
-	p.twoPatches()
-	p.mustRun("drop", "0002", "-applied-upstream", "v1.1.0", "-pr", "https://github.com/example/up/pull/7")
-	patch := p.read(filepath.Join(p.lineDir(), "0002-lib-make-F20-return-200.patch"))
-	if !strings.Contains(patch, "Upstream-Status: applied v1.1.0\n") || !strings.Contains(patch, "Applied-Upstream: https://github.com/example/up/pull/7\n") {
-		t.Errorf("trailers not recorded:\n%s", patch)
-	}
-	// On the current base the patch still applies and checks.
-	p.mustRun("apply")
-	p.mustRun("check", "-no-build")
-	r := p.mustRun("rebase", "-onto", "v1.1.0")
-	if !strings.Contains(r.stdout, "0002-lib-make-F20-return-200.patch (Upstream-Status: applied v1.1.0)") {
-		t.Errorf("summary:\n%s", r.stdout)
-	}
-	if files := p.patchFiles(); len(files) != 1 {
-		t.Errorf("patches after drop: %v", keys(files))
-	}
-}
-
-func TestStatusTable(t *testing.T) {
-	p := newProject(t)
-	p.twoPatches()
-	before := p.snapshot()
-	r := p.mustRun("status", "-against", "v1.0.1,v1.0.2,v1.1.0,v1.2.0")
-	containsAll(t, "status", r.stdout,
-		"| patch | v1.0.1 | v1.0.2 | v1.1.0 | v1.2.0 |",
-		"| 0001-lib-make-F5-return-50.patch | applies | applies | 3-way | already upstream |",
-		"| 0002-lib-make-F20-return-200.patch | applies | applies | applies | applies |",
-	)
-	p.mustEqual(before)
-}
-
-func TestStatusConflict(t *testing.T) {
-	p := newProject(t)
-	p.mustRun("apply", "-allow-empty")
-	p.commitEdit("lib/lib.go", "func F10() int { return 10 }", "func F10() int { return 100 }", "lib: make F10 return 100")
-	p.mustRun("extract")
-	r := p.mustRun("status", "-against", "v1.0.2")
-	if !strings.Contains(r.stdout, "| 0001-lib-make-F10-return-100.patch | conflict (lib/lib.go) |") {
-		t.Errorf("status:\n%s", r.stdout)
-	}
-}
-
 func TestExportAppliesWithPlainGitAm(t *testing.T) {
 	p := newProject(t)
 	p.mustRun("apply", "-allow-empty")

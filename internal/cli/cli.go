@@ -1,8 +1,10 @@
 // Package cli runs a program's command table: the top-level flags, the
 // lookup of the verb, the tool's lock, the recovery of an interrupted run
 // before a verb, the context the first SIGINT or SIGTERM cancels, and the
-// exit code of how the verb ended. It says nothing itself: the program
-// writes every word (Program.Usage, Program.Report, Program.Stopped).
+// exit code of how the verb ended, and a verb's flag set. It says nothing
+// itself but a verb's flag usage (FlagSet) and an argument too many
+// (Parse): the program writes every other word (Program.Usage,
+// Program.Report, Program.Stopped).
 package cli
 
 import (
@@ -146,6 +148,35 @@ func (p *Program[E]) Lookup(name string) *Command[E] {
 		}
 	}
 	return nil
+}
+
+// Visible returns the commands order names that are not hidden, in that
+// order.
+func (p *Program[E]) Visible(order []string) []Command[E] {
+	var out []Command[E]
+	for _, name := range order {
+		if c := p.Lookup(name); c != nil && !c.Hidden() {
+			out = append(out, *c)
+		}
+	}
+	return out
+}
+
+// FlagSet returns the flag set of the verb name, writing to w; -h prints
+// usage (the program's usage line of the verb), the verb's long help and
+// the flags.
+func (p *Program[E]) FlagSet(name, usage string, w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprintln(w, strings.TrimSpace(usage))
+		if c := p.Lookup(name); c != nil && c.Help != "" {
+			fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(c.Help))
+		}
+		fmt.Fprintln(w, "\nflags:")
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 // Main runs the command line args (os.Args[1:]) and exits: a hidden

@@ -123,3 +123,28 @@ func TestFlagValues(t *testing.T) {
 		t.Errorf("FlagValues: %v", got)
 	}
 }
+
+// A verb's flag set prints its usage line, its long help and its flags on
+// -h; Visible lists the commands in the order given, not the hidden ones.
+func TestFlagSetAndVisible(t *testing.T) {
+	var p Program[int]
+	p.Register(Command[int]{Name: "b", Help: "Does b.\n", Run: func(context.Context, int, []string) error { return nil }})
+	p.Register(Command[int]{Name: "a", Run: func(context.Context, int, []string) error { return nil }})
+	p.Register(Command[int]{Name: "__h", Entry: func([]string, io.Writer, io.Writer) int { return 0 }})
+	var out bytes.Buffer
+	fs := p.FlagSet("b", "usage: prog b [-x] ", &out)
+	fs.Bool("x", false, "the x flag")
+	if err := Parse(fs, []string{"-h"}, 0); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("-h: %v", err)
+	}
+	if want := "usage: prog b [-x]\n\nDoes b.\n\nflags:\n  -x\tthe x flag\n"; out.String() != want {
+		t.Errorf("usage:\n%q\nwant\n%q", out.String(), want)
+	}
+	var names []string
+	for _, c := range p.Visible([]string{"a", "__h", "b", "c"}) {
+		names = append(names, c.Name)
+	}
+	if fmt.Sprint(names) != "[a b]" {
+		t.Errorf("Visible = %v, want [a b]", names)
+	}
+}

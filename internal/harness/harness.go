@@ -110,6 +110,8 @@ type TestOptions struct {
 	Sim bool
 	// Retry runs each failed test once more, then on unpatched upstream.
 	Retry bool
+	// Verbose prints every test's output (Options.Verbose).
+	Verbose bool
 }
 
 // Test runs the suites t selects — ClientPackages of the work tree (with
@@ -299,6 +301,8 @@ type BaselineOptions struct {
 	// MadeBy and UsedBy are the commands that make and use the baseline,
 	// as the files' headers name them.
 	MadeBy, UsedBy string
+	// Verbose prints every test's output (Options.Verbose).
+	Verbose bool
 }
 
 // Baseline runs the suites of Test on unpatched upstream and writes the

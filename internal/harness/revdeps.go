@@ -47,6 +47,8 @@ type RevdepsOptions struct {
 	NoBaseline bool
 	// Retry judges failures by a retry and on upstream.
 	Retry bool
+	// Verbose prints every test's output (Options.Verbose).
+	Verbose bool
 }
 
 // Revdeps type-checks, with go vet, the tests of every package outside

@@ -222,7 +222,14 @@ func (r *recorder) WorkTree() string { return WorkTree.String() }
 // Renderer (as the writer cmd/nomadfork gives the packages is), else by
 // the String methods.
 func Fprint(w io.Writer, m Message) error {
-	r, _ := w.(Renderer)
-	_, err := io.WriteString(w, m.Render(r)+"\n")
+	_, err := io.WriteString(w, Text(w, m)+"\n")
 	return err
+}
+
+// Text is m rendered by w when w is a Renderer (as Fprint renders it),
+// else by the String methods: for text a package hands to another that
+// writes it to w.
+func Text(w io.Writer, m Message) string {
+	r, _ := w.(Renderer)
+	return m.Render(r)
 }

@@ -47,6 +47,8 @@ type Dropped struct {
 	// not hold the series as last applied: apply must run before the
 	// next extract (which refuses to overwrite the edit until then).
 	Applied, Tree bool
+	// Version is the upstream version that carries the patch.
+	Version string
 }
 
 // DropInTree is Drop for the line whose series is in dir and work tree
@@ -83,7 +85,7 @@ func DropInTree(ctx context.Context, t *worktree.Tree, cur *pin.Pin, dir, name, 
 	if err != nil {
 		return nil, err
 	}
-	d := &Dropped{Patch: patch, Tree: hasTree}
+	d := &Dropped{Patch: patch, Tree: hasTree, Version: applied}
 	if !hasTree {
 		return d, nil
 	}

@@ -323,6 +323,8 @@ type Report struct {
 	Outcomes []Outcome
 	// Stopped is the conflict the rebase stopped at, if any.
 	Stopped *Outcome
+	// Aborted, for an aborted rebase, says what is as before.
+	Aborted string
 }
 
 func (r *Rebaser) run(ctx context.Context, s *state, patches []series.Patch) (*Report, error) {

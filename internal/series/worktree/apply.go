@@ -24,6 +24,9 @@ type ApplyOptions struct {
 	Continue bool
 	// Abort ends a stopped apply, keeping the patches applied so far.
 	Abort bool
+	// AllowEmpty accepts an empty or missing series (the apply verb's
+	// SeriesAndBase).
+	AllowEmpty bool
 }
 
 // Apply makes the work tree hold base plus one commit per patch. It resumes

@@ -1,0 +1,307 @@
+package rebase
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/mod/semver"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+)
+
+// The flags and argument checks of the verbs this package drives (rebase,
+// drop, status), declared here as cmd/go's internal/work declares the
+// build flags; the checks return cli.UsageError values.
+
+func usage(format string, args ...any) error { return cli.UsageError{Err: fmt.Errorf(format, args...)} }
+
+// Options are the rebase verb's flags: Onto (with NewLine), Continue or
+// Abort.
+type Options struct {
+	Onto                     string
+	NewLine, Continue, Abort bool
+	Nested                   upstream.NestedFlag
+}
+
+// Flags declares the options' flags on fs.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Onto, "onto", "", "move the series onto upstream `version`, such as v1.6.1")
+	fs.BoolVar(&o.NewLine, "new-line", false, "with -onto, make a new line of the target version from the selected line, which stays as it is")
+	fs.BoolVar(&o.Continue, "continue", false, "go on after resolving a conflict and staging it with 'git add', or after an interruption")
+	fs.BoolVar(&o.Abort, "abort", false, "undo the rebase: restore the work tree (remove a new line's); pin, patches and CHANGELOG.md were never touched")
+	o.Nested = upstream.NestedFlag{}
+	fs.Var(o.Nested, "nested", "use `path@version` for a nested module (repeatable); default: targets.json, else the tag commit's pseudo-version")
+}
+
+// Check refuses a combination of the flags that means nothing.
+func (o Options) Check() error {
+	n := 0
+	for _, b := range []bool{o.Onto != "", o.Continue, o.Abort} {
+		if b {
+			n++
+		}
+	}
+	switch {
+	case n != 1:
+		return usage("give exactly one of -onto <version>, -continue or -abort")
+	case o.NewLine && o.Onto == "":
+		return usage("-new-line goes with -onto <version>")
+	case o.Onto != "" && !semver.IsValid(o.Onto):
+		return usage("-onto %q is not a version such as v1.6.1", o.Onto)
+	}
+	return nil
+}
+
+// Run runs the rebase o says on the session's line: Abort (a report with
+// Aborted), Continue, or Onto, whose refusals are usage errors or say what
+// to do.
+func (s *Session) Run(ctx context.Context, o Options) (*Report, error) {
+	switch {
+	case o.Abort:
+		if err := s.Abort(ctx); err != nil {
+			return nil, err
+		}
+		if s.Making {
+			return &Report{Aborted: fmt.Sprintf("rebase aborted: line %s was not made and its work tree is removed", s.Line.Name)}, nil
+		}
+		return &Report{Aborted: "rebase aborted: work tree, pin and patches are as before"}, nil
+	case o.Continue:
+		return s.Continue(ctx)
+	}
+	from := s.Line.Name
+	rep, err := s.Onto(ctx, o.Onto, o.NewLine, o.Nested)
+	var exists *LineExistsError
+	var notNewer *NotNewerError
+	var left *WorkTreeLeftError
+	var onLine *MoveOntoLineError
+	switch {
+	case errors.As(err, &onLine):
+		return nil, cli.UsageError{Err: err}
+	case errors.As(err, &exists):
+		return nil, cli.UsageError{Err: hint.Errorf("line %s exists already: move it with %s", o.Onto, hint.Run("rebase", "-onto", "<version>").OnLine(o.Onto))}
+	case errors.As(err, &notNewer):
+		return nil, fmt.Errorf("-onto %s is not newer than line %s", o.Onto, from)
+	case errors.As(err, &left):
+		return nil, hint.Errorf("%s exists but line %s does not: if a rebase making it stopped, run %s or %s; otherwise move it away",
+			left.WorkTree, o.Onto, hint.Run("rebase", "-continue").OnLine(o.Onto), hint.Run("rebase", "-abort").OnLine(o.Onto))
+	}
+	return rep, err
+}
+
+// Done says how a rebase that returned rep and err ended: with err, with
+// the conflict it stopped at (an error that says what to do), aborted, or
+// complete: its summary, the line it moved, the files it updated and the
+// steps to take next.
+func (s *Session) Done(rep *Report, err error) (hint.Message, error) {
+	switch {
+	case err != nil:
+		return hint.Message{}, err
+	case rep.Stopped != nil:
+		return hint.Message{}, rep.Stopped.StopError()
+	case rep.Aborted != "":
+		return hint.Sprintf("%s", rep.Aborted), nil
+	}
+	moved := ""
+	if rep.To != s.Line.Name {
+		dst, err := s.Layout.At(rep.To)
+		if err != nil {
+			return hint.Message{}, err
+		}
+		moved = fmt.Sprintf("line %s is now line %s: %s\n", s.Line.Name, rep.To, dst.Dir)
+	}
+	on := func(verb string) hint.Step { return hint.Run(verb, "-line", rep.To) }
+	return hint.Sprintf("%s\n%supdated %s/%s/ (pin and patches) and CHANGELOG.md; run %s, then %s before %s",
+		rep.Summary(), moved, line.PatchesDir, rep.To, on("check"), on("baseline"), on("test")), nil
+}
+
+// ResumeStep is the step that resumes verb, run with args and
+// interrupted, on the session's line: a rebase in progress continues (an
+// interrupted -abort aborts again) on line rebasing (empty: the
+// session's), an apply applies, and a drop interrupted while it applied
+// its edit to work tree t is finished by apply. ok is false when the same
+// command line resumes.
+func (s *Session) ResumeStep(ctx context.Context, verb string, args []string, t *worktree.Tree, rebasing string) (step hint.Step, ok bool) {
+	has := func(flag string) bool {
+		for _, a := range args {
+			if a == "-"+flag || a == "--"+flag {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case verb == "rebase" && s.Rebaser().InProgress(ctx):
+		if rebasing == "" {
+			// Interrupted before the rebase's line was settled.
+			rebasing = s.Line.Name
+		}
+		if has("abort") {
+			return hint.Run("rebase", "-abort").OnLine(rebasing), true
+		}
+		return hint.Run("rebase", "-continue").OnLine(rebasing), true
+	case verb == "apply" && has("continue"):
+		return hint.Run("apply", "-continue"), true
+	case verb == "apply":
+		return hint.Run("apply"), true
+	case verb == "drop" && t != nil:
+		if st, err := t.LoadState(ctx); err == nil && len(st.Pending) > 0 {
+			return hint.Run("apply"), true
+		}
+	}
+	return hint.Step{}, false
+}
+
+// DropOptions are the drop verb's patch and flags.
+type DropOptions struct {
+	Patch, Applied, PR string
+	Verify             bool
+}
+
+// Flags declares the options' flags on fs.
+func (o *DropOptions) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Applied, "applied-upstream", "", "the upstream `version` that carries the change")
+	fs.StringVar(&o.PR, "pr", "", "the https `url` of the upstream pull request that carries it")
+	fs.BoolVar(&o.Verify, "verify", false, "while a rebase of the line is stopped at the patch: prove that the rebase's target carries it (its own tests pass there without its production changes, in the sandbox), drop it and go on with the rebase")
+}
+
+// Parse parses args, the patch before or after the flags, into fs and o
+// (which declared its flags there), and checks them.
+func (o *DropOptions) Parse(fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		o.Patch, args = args[0], args[1:]
+	}
+	if err := cli.Parse(fs, args, 1); err != nil {
+		return err
+	}
+	if o.Patch == "" && fs.NArg() == 1 {
+		o.Patch = fs.Arg(0)
+	} else if fs.NArg() > 0 || o.Patch == "" {
+		return usage("give one patch, by file name or number")
+	}
+	if o.PR != "" {
+		if u, err := url.Parse(o.PR); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" {
+			return usage("-pr %q is not an https URL of a pull request", o.PR)
+		}
+	}
+	if o.Verify && (o.PR == "" || o.Applied != "") {
+		return usage("-verify takes -pr <url> and no -applied-upstream (the version is the rebase's target)")
+	}
+	return nil
+}
+
+// CheckVersion refuses an -applied-upstream that is no version.
+func (o DropOptions) CheckVersion() error {
+	if !semver.IsValid(o.Applied) {
+		return usage("-applied-upstream %q is not a version such as v1.6.0", o.Applied)
+	}
+	return nil
+}
+
+// Summary says what the drop did and what is left to do.
+func (d *Dropped) Summary() hint.Message {
+	m := fmt.Sprintf("%s: Upstream-Status: applied %s; the next rebase onto %s or later drops it", d.Patch.Name, d.Version, d.Version)
+	switch {
+	case d.Applied:
+		return hint.Sprintf("%s\napplied the edited %s to %s, so extract keeps it", m, d.Patch.Name, hint.WorkTree)
+	case d.Tree:
+		return hint.Sprintf("%s\nnote: %s does not hold the series as last applied, so %s is not applied there yet; run %s before the next extract (until then extract refuses to overwrite %s)",
+			m, hint.WorkTree, d.Patch.Name, hint.Run("apply"), d.Patch.Name)
+	}
+	return hint.Sprintf("%s", m)
+}
+
+// StatusOptions are the status verb's flags.
+type StatusOptions struct {
+	Against                 string
+	AllLines, Markdown, Doc bool
+}
+
+// Flags declares the options' flags on fs.
+func (o *StatusOptions) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Against, "against", "", "comma-separated upstream `versions` to try the series against (default: targets.json's newer than the pin)")
+	fs.BoolVar(&o.AllLines, "all-lines", false, "every maintained line, each against targets.json's versions newer than its pin")
+	fs.BoolVar(&o.Markdown, "markdown", false, "with -all-lines, print the status as Markdown, a table per line")
+	fs.BoolVar(&o.Doc, "doc", false, "with -all-lines, write that Markdown into docs/status.md between its status-per-line markers")
+}
+
+// Check refuses a combination of the flags that means nothing.
+func (o StatusOptions) Check() error {
+	if (o.Markdown || o.Doc) && !o.AllLines {
+		return usage("-markdown and -doc go with -all-lines")
+	}
+	return nil
+}
+
+// StatusOf tries the series of line ln, whose work tree is t, against
+// the versions -against names (default: those targets names newer than
+// the pin) in scratch, and prints the table to log.
+func StatusOf(ctx context.Context, t *worktree.Tree, ln line.Line, against string, targets upstream.Targets, scratch string, log io.Writer) error {
+	cur, err := pin.Load(ln.Pin)
+	if err != nil {
+		return err
+	}
+	versions, err := upstream.Versions(against, targets, cur.Version())
+	if err != nil {
+		return cli.UsageError{Err: err}
+	}
+	patches, err := series.Require(ln.Dir, false)
+	if err != nil {
+		return err
+	}
+	cols, err := Status(ctx, t, cur, versions, targets, patches, scratch, log)
+	if err != nil {
+		return err
+	}
+	Print(log, cols, patches, cur.Version())
+	return nil
+}
+
+// StatusEveryLine tries every line's series against the versions targets
+// names newer than the line's pin (StatusAll), and prints the report of
+// each to log, or with o.Markdown the Markdown of all, or with o.Doc
+// writes that into the status document; generated says what made it.
+func StatusEveryLine(ctx context.Context, o StatusOptions, layout line.Layout, targets upstream.Targets, scratch string, tree func(line.Line) *worktree.Tree,
+	log io.Writer, generated string) error {
+	report := !o.Markdown && !o.Doc
+	all, err := StatusAll(ctx, layout, targets, scratch, tree, log,
+		func(st LineStatus) {
+			switch {
+			case len(st.Versions) > 0:
+				fmt.Fprintf(log, "==> line %s against %s\n", st.Line, strings.Join(st.Versions, ", "))
+			case report:
+				fmt.Fprintf(log, "line %s: no newer version to try (%s names none)\n", st.Line, upstream.TargetsFile)
+			}
+		},
+		func(st LineStatus) {
+			if report && len(st.Versions) > 0 {
+				Print(log, st.Columns, st.Patches, st.Pinned)
+			}
+		})
+	if err != nil {
+		return err
+	}
+	doc := Markdown(all, generated)
+	switch {
+	case o.Markdown:
+		fmt.Fprint(log, doc)
+	case o.Doc:
+		file := filepath.Join(layout.Root, StatusDoc)
+		if err := WriteStatusDoc(file, doc); err != nil {
+			return err
+		}
+		fmt.Fprintf(log, "wrote the status of %d line(s) into %s\n", len(all), file)
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package rebase
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
+)
+
+// The verbs' flags are checked here: a combination that means nothing is
+// a usage error that says what is wrong; a meaningful one passes.
+func TestOptionsCheck(t *testing.T) {
+	parse := func(args ...string) error {
+		var o Options
+		fs := flag.NewFlagSet("rebase", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		o.Flags(fs)
+		if err := fs.Parse(args); err != nil {
+			return err
+		}
+		return o.Check()
+	}
+	for args, want := range map[string]string{
+		"":                              "exactly one of",
+		"-continue -abort":              "exactly one of",
+		"-onto v1.2.0 -continue":        "exactly one of",
+		"-new-line -continue":           "-new-line goes with -onto",
+		"-onto 1.2":                     "not a version",
+		"-onto v1.2.0":                  "",
+		"-onto v1.2.0 -new-line":        "",
+		"-abort":                        "",
+		"-onto v1.2.0 -nested a/b@v0.1": "",
+	} {
+		err := parse(strings.Fields(args)...)
+		var usage cli.UsageError
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", args, err)
+		case want != "" && (!errors.As(err, &usage) || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: %v, want a usage error saying %q", args, err, want)
+		}
+	}
+}
+
+// drop takes its patch before or after the flags, one only, and checks
+// the URL and -verify's company.
+func TestDropOptionsParse(t *testing.T) {
+	for args, want := range map[string]string{
+		"0002 -applied-upstream v1.1.0":                             "",
+		"-applied-upstream v1.1.0 0002":                             "",
+		"-applied-upstream v1.1.0":                                  "give one patch",
+		"0001 0002 -applied-upstream v1.1.0":                        "unexpected arguments",
+		"0002 -applied-upstream v1.1.0 -pr http://example.com/pr/1": "not an https URL",
+		"0002 -verify": "-verify takes -pr",
+		"0002 -verify -pr https://example.com/pr/1 -applied-upstream v1": "-verify takes -pr",
+		"0002 -verify -pr https://example.com/pr/1":                      "",
+	} {
+		var o DropOptions
+		fs := flag.NewFlagSet("drop", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		o.Flags(fs)
+		err := o.Parse(fs, strings.Fields(args))
+		switch {
+		case want == "" && (err != nil || o.Patch != "0002"):
+			t.Errorf("%q: %v, patch %q", args, err, o.Patch)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: %v, want an error saying %q", args, err, want)
+		}
+	}
+	if err := (DropOptions{Applied: "1.1"}).CheckVersion(); err == nil {
+		t.Error("-applied-upstream 1.1 passes")
+	}
+}

@@ -1,0 +1,89 @@
+package vulns
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+)
+
+// Options are the vulns verb's flags.
+type Options struct {
+	Pkgs, Out, From string
+	Doc             bool
+}
+
+// Flags declares the options' flags on fs.
+func (o *Options) Flags(fs *flag.FlagSet) {
+	fs.StringVar(&o.Pkgs, "pkgs", ".", "the packages to scan, space-separated, relative to the work tree (default: the nomad binary's main package)")
+	fs.StringVar(&o.Out, "o", "", "output `dir` (default out/vulns/<line>)")
+	fs.BoolVar(&o.Doc, "doc", false, "also write docs/security/<line>.md")
+	fs.StringVar(&o.From, "from", "", "scan nothing: read a saved govulncheck -json `file` (such as <o>/govulncheck.json)")
+}
+
+// A Job is the vulns verb on a line: its scan (LineScan) and gate.
+type Job struct {
+	Options Options
+	// Root is the repository, Out its scratch directory (out/).
+	Root, Out string
+	Line      line.Line
+	Pin       *pin.Pin
+	// DocCommand is the command that writes the line's document, as the
+	// document names it.
+	DocCommand string
+	// Log gets the progress and the report (rendered by it when it is a
+	// hint.Renderer), Stderr the gate's failures.
+	Log, Stderr io.Writer
+}
+
+// Run scans the line's work tree (or reads Options.From), prints the
+// table and the summary, writes the line's document with Options.Doc,
+// and fails with exit code 1 when the gate does.
+func (j Job) Run(ctx context.Context) error {
+	o, p, lineName := j.Options, j.Pin, j.Pin.Version()
+	out := o.Out
+	if out == "" {
+		out = filepath.Join(j.Out, "vulns", lineName)
+	}
+	baselineFile := filepath.Join(j.Line.Baselines, "vulns-"+lineName+".tsv")
+	res, err := LineScan{
+		Tools: Tools{ModDir: filepath.Join(j.Root, "tools", "vulns"), Cache: filepath.Join(j.Out, "vulns"), Log: j.Log},
+		Line:  lineName, Module: p.Module.Path, Version: p.Version(),
+		Tree: j.Line.WorkTree, Patches: j.Line.Dir, Baseline: baselineFile,
+		Patterns: strings.Fields(o.Pkgs), From: o.From, Out: out, Log: j.Log,
+		Scanning: func(prep *Prepared) string {
+			return hint.Text(j.Log, hint.Sprintf("govulncheck %s in %s with %s (a symbol-level scan of the nomad binary takes minutes)", o.Pkgs, hint.WorkTree, prep.Toolchain))
+		},
+	}.Run(ctx)
+	if err != nil {
+		return err
+	}
+	if err := WriteTable(j.Log, res.Report, res.Baseline); err != nil {
+		return err
+	}
+	fmt.Fprintln(j.Log)
+	WriteSummary(j.Log, res.Report)
+	fmt.Fprintf(j.Log, "%d advisories of %s affect %s\n", len(res.Advisories), p.Module.Path, p.Version())
+	relBaseline, _ := filepath.Rel(j.Root, baselineFile)
+	if o.Doc {
+		docFile := filepath.Join(j.Root, "docs", "security", lineName+".md")
+		if err := res.WriteDoc(docFile, lineName, j.DocCommand, relBaseline); err != nil {
+			return err
+		}
+		fmt.Fprintf(j.Log, "wrote %s\n", docFile)
+	}
+	fmt.Fprintf(j.Log, "wrote %s and %s\n", filepath.Join(out, "govulncheck.json"), filepath.Join(out, "vulns.json"))
+	if !res.Gate.OK() {
+		fmt.Fprint(j.Stderr, res.Gate.Explain(relBaseline))
+		return cli.ExitCode(1)
+	}
+	fmt.Fprintf(j.Log, "vulns: ok against %s (%d entries)\n", relBaseline, len(res.Baseline.Entries))
+	return nil
+}

@@ -1,0 +1,128 @@
+package workspace
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/check"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/vulns"
+)
+
+// The verbs' runs on the selected line, where they join engines (apply:
+// the work tree and a stopped rebase; check: the series' checks and the
+// harness; build: the binary and the UI check) or give an engine the
+// line's files; what they did is a Message or written to Log.
+
+// Apply makes the line's work tree hold the pinned upstream plus the
+// series (worktree.Tree.Apply); o.Force also aborts a stopped rebase, and
+// o.Abort ends a stopped apply (saying nothing more).
+func (w *Workspace) Apply(ctx context.Context, o worktree.ApplyOptions) (hint.Message, error) {
+	t := w.Tree
+	if o.Abort {
+		return hint.Message{}, t.Apply(ctx, "", nil, o)
+	}
+	if o.Force {
+		if err := w.Session().Rebaser().AbortStopped(ctx); err != nil {
+			return hint.Message{}, err
+		}
+	}
+	patches, p, base, err := t.SeriesAndBase(ctx, w.Line.Dir, w.Line.Pin, o.AllowEmpty)
+	if err != nil {
+		return hint.Message{}, err
+	}
+	if err := t.Apply(ctx, base, patches, o); err != nil {
+		return hint.Message{}, err
+	}
+	head, err := t.Head(ctx)
+	if err != nil {
+		return hint.Message{}, err
+	}
+	return hint.Sprintf("%s is upstream %s plus %d patch(es), HEAD %s", hint.WorkTree, p.Version(), len(patches), head), nil
+}
+
+// Check checks the line's series (check.Series) and with v.Tests runs
+// each patch's own tests (harness.OwnTests).
+func (w *Workspace) Check(ctx context.Context, v check.Verb) (hint.Message, error) {
+	t := w.Tree
+	patches, p, base, err := t.SeriesAndBase(ctx, w.Line.Dir, w.Line.Pin, v.AllowEmpty)
+	if err != nil {
+		return hint.Message{}, err
+	}
+	err = check.Series(ctx, patches, check.Options{Repo: t.Repo, Base: base, Scratch: filepath.Join(w.Out, "check"),
+		Build: !v.NoBuild, TipOnly: v.TipOnly, Pinned: p.Version(), Log: w.Stdout})
+	if err == nil && v.Tests {
+		err = harness.OwnTests(ctx, w.Harness(p, "check-tests", v.Verbose), base, patches)
+	}
+	if err != nil {
+		return hint.Message{}, err
+	}
+	return hint.Sprintf("check: %d patch(es) ok", len(patches)), nil
+}
+
+// Build builds the line's work tree (or o.Tree) stamped with the pinned
+// version and the fork release (release.Build), checking the UI in
+// out/ui-check with o.CheckUI.
+func (w *Workspace) Build(ctx context.Context, o build.Options) error {
+	if o.Tree == "" {
+		if err := w.Tree.Require(ctx, worktree.Need{Verb: "build", Base: true}); err != nil {
+			return err
+		}
+	}
+	p, err := w.Pin()
+	if err != nil {
+		return err
+	}
+	return release.Build(ctx, o, w.Tree.Repo, p.Version(), w.Changelog, filepath.Join(w.Out, "ui-check"), w.Log)
+}
+
+// Status tries the selected line's series against the versions o names
+// (rebase.StatusOf), or with o.AllLines every line's
+// (rebase.StatusEveryLine; generated says what made the document).
+func (w *Workspace) Status(ctx context.Context, o rebase.StatusOptions, generated string) error {
+	targets, err := upstream.LoadTargets(filepath.Join(w.Root, upstream.TargetsFile))
+	if err != nil {
+		return err
+	}
+	scratch := filepath.Join(w.Out, "status")
+	if !o.AllLines {
+		return rebase.StatusOf(ctx, w.Tree, w.Line, o.Against, targets, scratch, w.Stdout)
+	}
+	return rebase.StatusEveryLine(ctx, o, w.Layout, targets, scratch, w.TreeOf, w.Stdout, generated)
+}
+
+// Release makes the line's release in dist/ or with verify checks it
+// (release.Verb), on the applied work tree.
+func (w *Workspace) Release(ctx context.Context, verify bool) error {
+	if err := w.Tree.Require(ctx, worktree.Need{Verb: "release", Base: true}); err != nil {
+		return err
+	}
+	o, err := release.LineOptions(w.Tree.Repo, w.Line.Pin, w.Line.Dir, w.Changelog, filepath.Join(w.Root, "dist"), filepath.Join(w.Out, "release"), w.Log)
+	if err != nil {
+		return err
+	}
+	return release.Verb(ctx, o, verify, w.Root)
+}
+
+// Vulns scans the line's work tree, or reads o.From, and gates the
+// findings (vulns.Job); docCommand names the command that writes the
+// line's document, stderr gets the gate's failures.
+func (w *Workspace) Vulns(ctx context.Context, o vulns.Options, docCommand string, stderr io.Writer) error {
+	p, err := w.Pin()
+	if err != nil {
+		return err
+	}
+	if o.From == "" {
+		if err := w.Tree.Require(ctx, worktree.Need{Verb: "vulns", Base: true}); err != nil {
+			return err
+		}
+	}
+	return vulns.Job{Options: o, Root: w.Root, Out: w.Out, Line: w.Line, Pin: p, DocCommand: docCommand, Log: w.Log, Stderr: stderr}.Run(ctx)
+}
