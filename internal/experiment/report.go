@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +29,17 @@ func Redraw[R any](w io.Writer, path string, write func(io.Writer, *R) error) er
 		return err
 	}
 	return write(w, rep)
+}
+
+// RunTable runs an experiment with run and writes its report's table with
+// write to w, after a blank line that ends the run's progress.
+func RunTable[R any](ctx context.Context, w io.Writer, run func(context.Context) (*R, error), write func(io.Writer, *R) error) (*R, error) {
+	rep, err := run(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintln(w)
+	return rep, write(w, rep)
 }
 
 // NotOK counts the results that are not OK.

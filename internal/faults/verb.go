@@ -44,12 +44,8 @@ func Verb(ctx context.Context, s experiment.Start, cfg Config) error {
 		Options: cfg.Options, Faults: plan.Faults, Binaries: bins, Upstream: upstreamBin, Dir: plan.Dir, Self: self,
 		Command: s.Command, Stdout: s.Stdout, Stderr: s.Stderr,
 	}
-	rep, err := r.Run(ctx)
+	rep, err := experiment.RunTable(ctx, s.Stdout, r.Run, WriteTable)
 	if err != nil {
-		return err
-	}
-	fmt.Fprintln(s.Stdout)
-	if err := WriteTable(s.Stdout, rep); err != nil {
 		return err
 	}
 	if bad := rep.ForkNotOK(); len(bad) > 0 {

@@ -40,12 +40,8 @@ func Verb(ctx context.Context, s experiment.Start, cfg Config) error {
 		Scenario: cfg.Scenario, Servers: servers[0], Builds: builds, Dir: dir, Self: self,
 		Command: s.Command, Stdout: s.Stdout, Stderr: s.Stderr,
 	}
-	rep, err := r.Run(ctx)
+	rep, err := experiment.RunTable(ctx, s.Stdout, r.Run, WriteTable)
 	if err != nil {
-		return err
-	}
-	fmt.Fprintln(s.Stdout)
-	if err := WriteTable(s.Stdout, rep); err != nil {
 		return err
 	}
 	if n := rep.Failed(); n > 0 {
