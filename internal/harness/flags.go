@@ -36,6 +36,25 @@ func (t TestOptions) Check() error {
 	return nil
 }
 
+// Check refuses a baseline of no run, which would replace the baseline
+// files with empty ones, and more than one of -race-only, -plain-only and
+// -revdeps, which together would make none of them.
+func (b BaselineOptions) Check() error {
+	if b.Runs < 1 {
+		return cli.UsageError{Err: errors.New("-runs must be at least 1")}
+	}
+	n := 0
+	for _, on := range []bool{b.RaceOnly, b.PlainOnly, b.Revdeps} {
+		if on {
+			n++
+		}
+	}
+	if n > 1 {
+		return cli.UsageError{Err: errors.New("-race-only, -plain-only and -revdeps exclude each other")}
+	}
+	return nil
+}
+
 // Flags declares the baseline verb's flags on fs.
 func (b *BaselineOptions) Flags(fs *flag.FlagSet) {
 	verboseFlag(fs, &b.Verbose)

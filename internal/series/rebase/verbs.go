@@ -241,6 +241,9 @@ func (o StatusOptions) Check() error {
 	if (o.Markdown || o.Doc) && !o.AllLines {
 		return usage("-markdown and -doc go with -all-lines")
 	}
+	if o.Markdown && o.Doc {
+		return usage("-markdown and -doc exclude each other: -markdown prints, -doc writes docs/status.md")
+	}
 	return nil
 }
 

@@ -74,3 +74,33 @@ func TestDropOptionsParse(t *testing.T) {
 		t.Error("-applied-upstream 1.1 passes")
 	}
 }
+
+// status's -markdown and -doc go with -all-lines, and one at a time: with
+// both, -doc would be silently ignored.
+func TestStatusOptionsCheck(t *testing.T) {
+	for args, want := range map[string]string{
+		"":                          "",
+		"-against v1.5.6":           "",
+		"-all-lines -markdown":      "",
+		"-all-lines -doc":           "",
+		"-markdown":                 "go with -all-lines",
+		"-doc":                      "go with -all-lines",
+		"-all-lines -markdown -doc": "exclude each other",
+	} {
+		var o StatusOptions
+		fs := flag.NewFlagSet("status", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		o.Flags(fs)
+		if err := fs.Parse(strings.Fields(args)); err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		err := o.Check()
+		var usage cli.UsageError
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", args, err)
+		case want != "" && (!errors.As(err, &usage) || !strings.Contains(err.Error(), want)):
+			t.Errorf("%q: %v, want a usage error saying %q", args, err, want)
+		}
+	}
+}
