@@ -1,29 +1,18 @@
 package rebase
 
 import (
-	"errors"
 	"flag"
 	"io"
 	"strings"
 	"testing"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli/clitest"
 )
 
 // The verbs' flags are checked here: a combination that means nothing is
 // a usage error that says what is wrong; a meaningful one passes.
 func TestOptionsCheck(t *testing.T) {
-	parse := func(args ...string) error {
-		var o Options
-		fs := flag.NewFlagSet("rebase", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		o.Flags(fs)
-		if err := fs.Parse(args); err != nil {
-			return err
-		}
-		return o.Check()
-	}
-	for args, want := range map[string]string{
+	clitest.CheckUsage(t, func() *Options { return new(Options) }, map[string]string{
 		"":                              "exactly one of",
 		"-continue -abort":              "exactly one of",
 		"-onto v1.2.0 -continue":        "exactly one of",
@@ -33,16 +22,7 @@ func TestOptionsCheck(t *testing.T) {
 		"-onto v1.2.0 -new-line":        "",
 		"-abort":                        "",
 		"-onto v1.2.0 -nested a/b@v0.1": "",
-	} {
-		err := parse(strings.Fields(args)...)
-		var usage cli.UsageError
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("%q: %v", args, err)
-		case want != "" && (!errors.As(err, &usage) || !strings.Contains(err.Error(), want)):
-			t.Errorf("%q: %v, want a usage error saying %q", args, err, want)
-		}
-	}
+	})
 }
 
 // drop takes its patch before or after the flags, one only, and checks
@@ -78,7 +58,7 @@ func TestDropOptionsParse(t *testing.T) {
 // status's -markdown and -doc go with -all-lines, and one at a time: with
 // both, -doc would be silently ignored.
 func TestStatusOptionsCheck(t *testing.T) {
-	for args, want := range map[string]string{
+	clitest.CheckUsage(t, func() *StatusOptions { return new(StatusOptions) }, map[string]string{
 		"":                          "",
 		"-against v1.5.6":           "",
 		"-all-lines -markdown":      "",
@@ -86,21 +66,5 @@ func TestStatusOptionsCheck(t *testing.T) {
 		"-markdown":                 "go with -all-lines",
 		"-doc":                      "go with -all-lines",
 		"-all-lines -markdown -doc": "exclude each other",
-	} {
-		var o StatusOptions
-		fs := flag.NewFlagSet("status", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		o.Flags(fs)
-		if err := fs.Parse(strings.Fields(args)); err != nil {
-			t.Fatalf("%q: %v", args, err)
-		}
-		err := o.Check()
-		var usage cli.UsageError
-		switch {
-		case want == "" && err != nil:
-			t.Errorf("%q: %v", args, err)
-		case want != "" && (!errors.As(err, &usage) || !strings.Contains(err.Error(), want)):
-			t.Errorf("%q: %v, want a usage error saying %q", args, err, want)
-		}
-	}
+	})
 }
