@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -355,14 +356,7 @@ func Parse(fs *flag.FlagSet, args []string, maxArgs int) error {
 // for working out, without the verb's flag set, what a command line
 // selected.
 func FlagValues(args, values, bools []string) map[string]string {
-	has := func(names []string, n string) bool {
-		for _, m := range names {
-			if m == n {
-				return true
-			}
-		}
-		return false
-	}
+	has := func(names []string, n string) bool { return slices.Contains(names, n) }
 	v := map[string]string{}
 	for i := 0; i < len(args); i++ {
 		a := strings.TrimLeft(args[i], "-")

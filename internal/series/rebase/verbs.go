@@ -133,14 +133,8 @@ func (s *Session) Done(rep *Report, err error) (hint.Message, error) {
 // its edit to work tree t is finished by apply. ok is false when the same
 // command line resumes.
 func (s *Session) ResumeStep(ctx context.Context, verb string, args []string, t *worktree.Tree, rebasing string) (step hint.Step, ok bool) {
-	has := func(flag string) bool {
-		for _, a := range args {
-			if a == "-"+flag || a == "--"+flag {
-				return true
-			}
-		}
-		return false
-	}
+	given := cli.FlagValues(args, nil, []string{"abort", "continue"})
+	has := func(flag string) bool { return given[flag] != "" }
 	switch {
 	case verb == "rebase" && s.Rebaser().InProgress(ctx):
 		if rebasing == "" {
