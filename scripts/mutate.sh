@@ -93,6 +93,10 @@ run no-leading-edge client/alloc_updates.go '			if ticks == 0 {
 run leading-edge-every-wake client/alloc_updates.go '			if ticks == 0 {
 				continue // the next tick sends it' '			if false {
 				continue // the next tick sends it' ./client/ 'TestClient_AllocSync_Cadence$'
+run at-once-restarts-ticker client/alloc_updates.go '			if !atOnce {
+				tickCh = resetTicker(allocSyncIntv)
+			}' '			tickCh = resetTicker(allocSyncIntv)
+			_ = atOnce' ./client/ 'TestClient_AllocSync_Cadence$'
 run typical-not-held client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if true {' ./client/ 'TestClient_AllocSync_Cadence$'
 run typical-after-quiet-spell client/alloc_updates.go '			typical = ticks%allocSyncTypicalTicks == 0' '			typical = ticks >= allocSyncTypicalTicks' ./client/ 'TestClient_AllocSync_Cadence$'
 run urgent-waits-for-typical client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if retry || typical {' ./client/ 'TestClient_AllocSync_Cadence$'
