@@ -56,6 +56,16 @@ type Builder struct {
 // (unpatched), the fork or another upstream version — and adds the variants,
 // binaries built elsewhere.
 func (b *Builder) Binaries(ctx context.Context, labels []string, variants []Variant) ([]Binary, error) {
+	// The variants are checked first: a mistyped path stops the run
+	// before minutes of builds, not after them.
+	external := make([]Binary, 0, len(variants))
+	for _, v := range variants {
+		bin, err := External(v.Name, v.Path)
+		if err != nil {
+			return nil, err
+		}
+		external = append(external, bin)
+	}
 	var bins []Binary
 	for _, l := range labels {
 		var (
@@ -75,14 +85,7 @@ func (b *Builder) Binaries(ctx context.Context, labels []string, variants []Vari
 		}
 		bins = append(bins, bin)
 	}
-	for _, v := range variants {
-		bin, err := External(v.Name, v.Path)
-		if err != nil {
-			return nil, err
-		}
-		bins = append(bins, bin)
-	}
-	return bins, nil
+	return append(bins, external...), nil
 }
 
 // Base builds (or reuses) the unpatched upstream commit, labelled with the

@@ -271,7 +271,12 @@ func Find(patches []Patch, name string) (*Patch, error) {
 			return &patches[i], nil
 		}
 	}
-	return nil, fmt.Errorf("no patch %q in the series", name)
+	if len(patches) == 0 {
+		return nil, fmt.Errorf("no patch %q: the series is empty", name)
+	}
+	first, last := patches[0], patches[len(patches)-1]
+	return nil, fmt.Errorf("no patch %q in the series: give a patch's number (%04d to %04d) or its file name in %s",
+		name, first.Number, last.Number, filepath.Dir(first.Path))
 }
 
 // MarkApplied records in p's file that upstream carries it since version

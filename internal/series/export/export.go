@@ -49,6 +49,9 @@ func Export(ctx context.Context, repo *git.Repo, base string, patches []series.P
 	if err != nil {
 		return nil, err
 	}
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w; give -o a directory you can write", err)
+	}
 	wt, cleanup, err := repo.Scratch(ctx, filepath.Join(abs, "tree"), base)
 	if err != nil {
 		return nil, err

@@ -197,6 +197,9 @@ func (o *DropOptions) Parse(fs *flag.FlagSet, args []string) error {
 
 // CheckVersion refuses an -applied-upstream that is no version.
 func (o DropOptions) CheckVersion() error {
+	if o.Applied == "" {
+		return usage("give -applied-upstream <version>: the upstream version that carries the patch, such as v1.6.0 (or -verify -pr <url> during a rebase)")
+	}
 	if !semver.IsValid(o.Applied) {
 		return usage("-applied-upstream %q is not a version such as v1.6.0", o.Applied)
 	}

@@ -53,6 +53,9 @@ func TestDropOptionsParse(t *testing.T) {
 	if err := (DropOptions{Applied: "1.1"}).CheckVersion(); err == nil {
 		t.Error("-applied-upstream 1.1 passes")
 	}
+	if err := (DropOptions{}).CheckVersion(); err == nil || !strings.Contains(err.Error(), "give -applied-upstream <version>") {
+		t.Errorf("no -applied-upstream: %v, want an error naming the flag to give", err)
+	}
 }
 
 // status's -markdown and -doc go with -all-lines, and one at a time: with

@@ -1,0 +1,24 @@
+package export
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An output directory that cannot be made stops the export before any
+// work, with the flag to change: a file stands where the directory's
+// parent should be.
+func TestExportUnwritableOutput(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Export(context.Background(), nil, "HEAD", nil, filepath.Join(file, "export"), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "give -o a directory you can write") {
+		t.Fatalf("Export: %v; want an error naming -o", err)
+	}
+}
