@@ -8,7 +8,7 @@ import (
 
 func runCheck(ctx context.Context, e *env, args []string) error {
 	var v check.Verb
-	if err := e.parseOptions("check", "[-no-build | -tip-only] [-allow-empty] [-tests [-v]]", args, &v); err != nil {
+	if err := e.parseOptions("check", "[-no-build | -tip-only | -prefixes-only] [-allow-empty] [-tests [-v]]", args, &v); err != nil {
 		return err
 	}
 	return e.printed(e.Check(ctx, v))

@@ -275,8 +275,8 @@ func TestFaultInterruptedCheck(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()
 	before := p.snapshot()
-	r := p.interrupt("==> building prefix 1..1", "check")
-	p.expect(r, exitInterrupted, "interrupted during building prefix 1..1", "run `nomadfork check` to resume")
+	r := p.interrupt("==> compiling prefix 1..1", "check")
+	p.expect(r, exitInterrupted, "interrupted during compiling prefix 1..1", "run `nomadfork check` to resume")
 	if strings.Contains(r.stderr, "does not build") {
 		t.Errorf("check blames the patch for the interruption:\n%s", r.stderr)
 	}

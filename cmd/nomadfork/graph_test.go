@@ -51,8 +51,11 @@ func TestCheckDependencyGraph(t *testing.T) {
 		"0001-lib-add-G.patch  standalone: base only",
 		"0002-lib-make-F5-return-50.patch  standalone: base only",
 		"0003-lib-make-F20-use-G.patch  base + 0001",
-		"building 0002-lib-make-F5-return-50.patch on the bare base",
-		"building 0003-lib-make-F20-use-G.patch on the base + 0001",
+		"compiling prefix 1..1 (0001-lib-add-G.patch): go list -export",
+		"compiling prefix 1..2 (0002-lib-make-F5-return-50.patch): go list -export",
+		"building prefix 1..3 (0003-lib-make-F20-use-G.patch): go build",
+		"compiling 0002-lib-make-F5-return-50.patch on the bare base",
+		"compiling 0003-lib-make-F20-use-G.patch on the base + 0001",
 	)
 	testExportPerPR(t, p)
 }
@@ -72,6 +75,24 @@ func TestCheckUndeclaredDependencyBuild(t *testing.T) {
 		"undefined: G",
 		"it likely needs 0001-lib-add-G.patch, which adds G (add `Depends-On: 0001`",
 	)
+}
+
+// TestCheckPrefixesOnly: -prefixes-only (make test) builds every prefix
+// but only applies each patch on its dependencies, so the undeclared
+// dependency that the full check finds by building (above) passes it.
+func TestCheckPrefixesOnly(t *testing.T) {
+	p := newProject(t)
+	p.graphSeries(false)
+	r := p.mustRun("check", "-prefixes-only")
+	containsAll(t, "check -prefixes-only output", r.stdout,
+		"compiling prefix 1..1 (0001-lib-add-G.patch)",
+		"building prefix 1..3 (0003-lib-make-F20-use-G.patch)",
+		"0003-lib-make-F20-use-G.patch applies on the bare base",
+	)
+	if strings.Contains(r.stdout, "compiling 0003") {
+		t.Errorf("check -prefixes-only built a patch on its dependencies:\n%s", r.stdout)
+	}
+	p.expect(p.nomadfork("check", "-prefixes-only", "-tip-only"), 2, "exclude each other")
 }
 
 func TestCheckUndeclaredDependencyApply(t *testing.T) {

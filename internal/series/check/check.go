@@ -36,12 +36,16 @@ type Options struct {
 	Base string
 	// Scratch is the directory for the linked work tree.
 	Scratch string
-	// Build builds and vets every prefix; without it only metadata and
-	// exact application are checked.
+	// Build compiles and vets every prefix (the whole series is also
+	// linked: go build); without it only metadata and exact application
+	// are checked.
 	Build bool
 	// TipOnly, with Build, builds and vets only the whole series (its
 	// last prefix), not every prefix nor each patch on its dependencies.
 	TipOnly bool
+	// PrefixesOnly, with Build, builds and vets every prefix but only
+	// applies each patch on its dependencies, without building it.
+	PrefixesOnly bool
 	// Pinned is the pinned upstream version, for the Upstream-Status lint.
 	Pinned string
 	Log    io.Writer
@@ -146,8 +150,14 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 		if err != nil {
 			return err
 		}
-		err = progress.Step(opts.Log, fmt.Sprintf("building prefix 1..%d (%s): go build ./...", i+1, name), func() error {
-			return goCmd(ctx, scratch, opts.Log, "build", "./...")
+		// Every prefix compiles; only the whole series links its
+		// binaries too (linking them costs ~10 s a prefix).
+		step, build := fmt.Sprintf("compiling prefix 1..%d (%s): go list -export ./...", i+1, name), compile
+		if i == len(commits)-1 {
+			step, build = fmt.Sprintf("building prefix 1..%d (%s): go build ./...", i+1, name), buildAll
+		}
+		err = progress.Step(opts.Log, step, func() error {
+			return build(ctx, scratch, opts.Log)
 		})
 		if ctx.Err() != nil {
 			// An interruption is not the patch's fault.
@@ -185,7 +195,7 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 		}
 	}
 	if len(probs) == 0 {
-		gp, err := checkGraph(ctx, wt, opts.Base, nodes, !opts.TipOnly, opts.Log)
+		gp, err := checkGraph(ctx, wt, opts.Base, nodes, !opts.TipOnly && !opts.PrefixesOnly, opts.Log)
 		if err != nil {
 			return err
 		}
@@ -300,6 +310,19 @@ func goCmd(ctx context.Context, dir string, log io.Writer, args ...string) error
 		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
 	}
 	return nil
+}
+
+// buildAll builds every package of the tree in dir, linking its
+// commands.
+func buildAll(ctx context.Context, dir string, log io.Writer) error {
+	return goCmd(ctx, dir, log, "build", "./...")
+}
+
+// compile compiles every package of the tree in dir, main packages
+// included, without linking: `go list -export` runs the compile step of
+// `go build` (and shares its cache) and fails on the same errors.
+func compile(ctx context.Context, dir string, _ io.Writer) error {
+	return goCmd(ctx, dir, io.Discard, "list", "-export", "-f", "{{.Export}}", "./...")
 }
 
 var vetLineRE = regexp.MustCompile(`^(vet: )?(.+?\.go):[0-9]+(?::[0-9]+)?: (.*)$`)

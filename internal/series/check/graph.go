@@ -56,8 +56,8 @@ func SeriesMetadata(patches []series.Patch, pinned string) Problems {
 // earlier patch to the base plus exactly its dependencies, in series
 // order, with plain `git am` (no three-way merge: an offset is expected,
 // since the patch sits elsewhere in the series, fuzz is not), and with
-// build set builds the tree and type-checks the patch's packages with
-// their tests. A patch that fails there needs a patch it does not declare.
+// build set compiles the tree (without linking) and type-checks the
+// patch's packages with their tests. A patch that fails there needs a patch it does not declare.
 func checkGraph(ctx context.Context, wt *git.Repo, base string, nodes []series.Node, build bool, log io.Writer) (Problems, error) {
 	var probs Problems
 	for _, n := range nodes {
@@ -95,8 +95,8 @@ func checkGraph(ctx context.Context, wt *git.Repo, base string, nodes []series.N
 			return nil, err
 		}
 		var failure string
-		err = progress.Step(log, fmt.Sprintf("building %s on %s: go build ./..., go vet %s", n.Patch.Name, on, strings.Join(pkgs, " ")), func() error {
-			if err := goCmd(ctx, wt.Dir, log, "build", "./..."); err != nil {
+		err = progress.Step(log, fmt.Sprintf("compiling %s on %s: go list -export ./..., go vet %s", n.Patch.Name, on, strings.Join(pkgs, " ")), func() error {
+			if err := compile(ctx, wt.Dir, log); err != nil {
 				failure = fmt.Sprintf("does not build on %s: %v", on, oneLine(err.Error()))
 				return nil
 			}
