@@ -58,9 +58,12 @@ func StampOf(ctx context.Context, repo *git.Repo, metadata string) (Stamp, error
 }
 
 // GoEnv is the environment for every go command run on a Nomad tree:
-// no workspace, no VCS stamping (the version is set with -ldflags), and
-// -trimpath, so builds hold no paths of the machine and identical packages
-// in different trees (work tree, check, baseline, bench) share the build
+// the pinned toolchain (GOTOOLCHAIN, as the binaries are built: tests,
+// checks and vet then run the compiler that ships, whatever Go the
+// machine has), no workspace, no VCS stamping (the version is set with
+// -ldflags), and -trimpath, so builds hold no paths of the machine and
+// identical packages in different trees (work tree, check, baseline,
+// bench) and commands (check, tests, the nomad binaries) share the build
 // cache. Extra GOFLAGS go in goFlags.
 func GoEnv(extra ...string) []string {
 	return GoEnvFlags(nil, extra...)
@@ -70,7 +73,7 @@ func GoEnv(extra ...string) []string {
 // commands a test runs itself must see too, such as -modfile and -tags).
 func GoEnvFlags(goFlags []string, extra ...string) []string {
 	flags := strings.Join(append([]string{"-trimpath", "-buildvcs=false"}, goFlags...), " ")
-	env := append(os.Environ(), "GOWORK=off", "GOFLAGS="+flags)
+	env := append(os.Environ(), "GOTOOLCHAIN="+goToolchain(), "GOWORK=off", "GOFLAGS="+flags)
 	return append(env, extra...)
 }
 
