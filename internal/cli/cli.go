@@ -351,6 +351,32 @@ func Parse(fs *flag.FlagSet, args []string, maxArgs int) error {
 	return nil
 }
 
+// Flag is a boolean flag's name (without the dash) and whether it is set,
+// for AtMostOne.
+type Flag struct {
+	Name string
+	Set  bool
+}
+
+// AtMostOne is a UsageError naming every one of flags, in order, when more
+// than one of them is set ("-a, -b and -c exclude each other"); nil
+// otherwise.
+func AtMostOne(flags ...Flag) error {
+	names := make([]string, len(flags))
+	set := 0
+	for i, f := range flags {
+		names[i] = "-" + f.Name
+		if f.Set {
+			set++
+		}
+	}
+	if set <= 1 {
+		return nil
+	}
+	last := len(names) - 1
+	return UsageError{Err: fmt.Errorf("%s and %s exclude each other", strings.Join(names[:last], ", "), names[last])}
+}
+
 // FlagValues picks the flags named in values (-f v, -f=v) and bools (-f:
 // "true") out of a verb's command line, skipping every other argument:
 // for working out, without the verb's flag set, what a command line

@@ -39,6 +39,29 @@ func TestClassify(t *testing.T) {
 	}
 }
 
+func TestAtMostOne(t *testing.T) {
+	a, b, c := Flag{Name: "a"}, Flag{Name: "b"}, Flag{Name: "c"}
+	on := func(f Flag) Flag { f.Set = true; return f }
+	for _, tc := range []struct {
+		flags []Flag
+		want  string
+	}{
+		{[]Flag{a, b, c}, ""},
+		{[]Flag{a, on(b), c}, ""},
+		{[]Flag{on(a), b, on(c)}, "-a, -b and -c exclude each other"},
+		{[]Flag{on(a), on(b)}, "-a and -b exclude each other"},
+	} {
+		err := AtMostOne(tc.flags...)
+		var usage UsageError
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("AtMostOne(%v) = %v, want nil", tc.flags, err)
+		case tc.want != "" && (!errors.As(err, &usage) || err.Error() != tc.want):
+			t.Errorf("AtMostOne(%v) = %#v, want the UsageError %q", tc.flags, err, tc.want)
+		}
+	}
+}
+
 func TestConditionOf(t *testing.T) {
 	for _, tc := range []struct {
 		err  error

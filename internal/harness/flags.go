@@ -43,16 +43,7 @@ func (b BaselineOptions) Check() error {
 	if b.Runs < 1 {
 		return cli.UsageError{Err: errors.New("-runs must be at least 1")}
 	}
-	n := 0
-	for _, on := range []bool{b.RaceOnly, b.PlainOnly, b.Revdeps} {
-		if on {
-			n++
-		}
-	}
-	if n > 1 {
-		return cli.UsageError{Err: errors.New("-race-only, -plain-only and -revdeps exclude each other")}
-	}
-	return nil
+	return cli.AtMostOne(cli.Flag{Name: "race-only", Set: b.RaceOnly}, cli.Flag{Name: "plain-only", Set: b.PlainOnly}, cli.Flag{Name: "revdeps", Set: b.Revdeps})
 }
 
 // Flags declares the baseline verb's flags on fs.

@@ -1,7 +1,6 @@
 package check
 
 import (
-	"errors"
 	"flag"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
@@ -28,14 +27,5 @@ func (v *Verb) Flags(fs *flag.FlagSet) {
 
 // Check refuses flags that exclude each other.
 func (v Verb) Check() error {
-	n := 0
-	for _, set := range []bool{v.NoBuild, v.TipOnly, v.PrefixesOnly} {
-		if set {
-			n++
-		}
-	}
-	if n > 1 {
-		return cli.UsageError{Err: errors.New("-no-build, -tip-only and -prefixes-only exclude each other")}
-	}
-	return nil
+	return cli.AtMostOne(cli.Flag{Name: "no-build", Set: v.NoBuild}, cli.Flag{Name: "tip-only", Set: v.TipOnly}, cli.Flag{Name: "prefixes-only", Set: v.PrefixesOnly})
 }

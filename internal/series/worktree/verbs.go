@@ -1,7 +1,6 @@
 package worktree
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,16 +24,7 @@ func (o *ApplyOptions) Flags(fs *flag.FlagSet) {
 
 // Check refuses flags that exclude each other.
 func (o ApplyOptions) Check() error {
-	n := 0
-	for _, b := range []bool{o.Force, o.Continue, o.Abort} {
-		if b {
-			n++
-		}
-	}
-	if n > 1 {
-		return cli.UsageError{Err: errors.New("-force, -continue and -abort exclude each other")}
-	}
-	return nil
+	return cli.AtMostOne(cli.Flag{Name: "force", Set: o.Force}, cli.Flag{Name: "continue", Set: o.Continue}, cli.Flag{Name: "abort", Set: o.Abort})
 }
 
 // Flags declares the extract verb's flags on fs.
