@@ -91,10 +91,10 @@ func (t Target) CC() string {
 	return crossCC[t.Arch]
 }
 
-// Env is the environment of a build for t: GoEnv's, the pinned toolchain,
-// cgo, and the cross compiler when t is not the host.
+// Env is the environment of a build for t: GoEnv's (the pinned toolchain
+// included), cgo, and the cross compiler when t is not the host.
 func (p Profile) Env(t Target) []string {
-	extra := []string{"GOTOOLCHAIN=" + goToolchain(), "CGO_ENABLED=1", "GOOS=" + t.OS, "GOARCH=" + t.Arch}
+	extra := []string{"CGO_ENABLED=1", "GOOS=" + t.OS, "GOARCH=" + t.Arch}
 	if cc := t.CC(); cc != "" {
 		extra = append(extra, "CC="+cc)
 	}
