@@ -121,8 +121,10 @@ func (r *Repo) RunEnv(ctx context.Context, env []string, args ...string) (string
 // started: the tool's lock keeps its other git commands out, and a lock
 // older than the command is someone else's.
 func (r *Repo) removeKilledLock(start time.Time) {
-	dir, err := r.GitDir(context.Background())
-	if err != nil {
+	// Not r.GitDir: a git killed in turn would come back here.
+	out, err := r.Command(context.Background(), "rev-parse", "--absolute-git-dir").Output()
+	dir := strings.TrimSpace(string(out))
+	if err != nil || !filepath.IsAbs(dir) {
 		return
 	}
 	removeLocks(dir, start.Add(-time.Second))
@@ -153,15 +155,23 @@ func (r *Repo) Lines(ctx context.Context, args ...string) ([]string, error) {
 	return lines, nil
 }
 
-// IsRepo reports whether Dir is the top level of a git work tree.
-func (r *Repo) IsRepo(ctx context.Context) bool {
+// IsRepo reports whether Dir is the top level of a git work tree. An
+// interruption is no answer: its error is the context's, or git's when
+// Ctrl-C reached git before the tool's context ended.
+func (r *Repo) IsRepo(ctx context.Context) (bool, error) {
 	top, err := r.Line(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
-		return false
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		if Interrupted(err) {
+			return false, err
+		}
+		return false, nil
 	}
 	a, errA := os.Stat(top)
 	b, errB := os.Stat(r.Dir)
-	return errA == nil && errB == nil && os.SameFile(a, b)
+	return errA == nil && errB == nil && os.SameFile(a, b), nil
 }
 
 // ResolveCommit returns the commit a revision names, or "" and no error if

@@ -60,8 +60,8 @@ func DropInTree(ctx context.Context, t *worktree.Tree, cur *pin.Pin, dir, name, 
 	if err := t.Require(ctx, worktree.Need{Verb: "drop", NoOp: true}); err != nil {
 		return nil, err
 	}
-	hasTree := t.Exists() && t.Repo.IsRepo(ctx)
-	if err := ctx.Err(); err != nil {
+	hasTree, err := t.HasRepo(ctx)
+	if err != nil {
 		return nil, err
 	}
 	if hasTree {

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
@@ -222,7 +223,11 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) (*
 	for _, p := range old {
 		oldByNum[p.Number] = p.Name
 		oldBySlug[series.Slug(p.Name)] = p
-		if id := t.patchID(ctx, p.Data); id != "" {
+		id, err := t.patchID(ctx, p.Data)
+		if err != nil {
+			return nil, err
+		}
+		if id != "" {
 			oldByID[id] = p
 		}
 	}
@@ -242,7 +247,11 @@ func (t *Tree) renumber(ctx context.Context, base string, old []series.Patch) (*
 		if matched[i] != nil {
 			continue
 		}
-		if op, ok := oldByID[t.patchID(ctx, f.Data)]; ok && !taken[op.Name] {
+		id, err := t.patchID(ctx, f.Data)
+		if err != nil {
+			return nil, err
+		}
+		if op, ok := oldByID[id]; ok && !taken[op.Name] {
 			matched[i] = &op
 			taken[op.Name] = true
 		}
@@ -411,15 +420,22 @@ func matchByPosition(files []series.File, old []series.Patch, matched []*series.
 
 // patchID returns the stable patch-id of a patch file's diff (the same
 // for the same change whatever its message), or "" if git cannot tell.
-func (t *Tree) patchID(ctx context.Context, data []byte) string {
+// Its error is an interruption: no answer, never a "cannot tell".
+func (t *Tree) patchID(ctx context.Context, data []byte) (string, error) {
 	cmd := t.Repo.Command(ctx, "patch-id", "--stable")
 	cmd.Stdin = bytes.NewReader(data)
 	out, err := cmd.Output()
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	if git.Interrupted(err) {
+		return "", err
+	}
 	if err != nil {
-		return ""
+		return "", nil
 	}
 	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
-	return id
+	return id, nil
 }
 
 // rewriteMessages replaces the messages of the commits base..HEAD that

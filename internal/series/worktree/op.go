@@ -35,8 +35,8 @@ func (op *Op) advice() hint.Message {
 
 // InProgress returns the operation in progress in the work tree, or nil.
 func (t *Tree) InProgress(ctx context.Context) (*Op, error) {
-	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return nil, ctx.Err()
+	if ok, err := t.HasRepo(ctx); !ok || err != nil {
+		return nil, err
 	}
 	state, err := t.LoadState(ctx)
 	if err != nil {
@@ -100,7 +100,11 @@ type Need struct {
 // Require checks the preconditions of a verb, in one place for every verb.
 func (t *Tree) Require(ctx context.Context, n Need) error {
 	if n.Base {
-		if !t.Exists() || !t.Repo.IsRepo(ctx) {
+		ok, err := t.HasRepo(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return hint.Errorf("no work tree at %s: run %s (or `make`) first", t.Dir, hint.Run("apply"))
 		}
 		base, err := t.Base(ctx)

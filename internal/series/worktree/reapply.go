@@ -12,8 +12,8 @@ import (
 // when the work tree does not hold that series (missing, uncommitted
 // changes, or commits other than the ones last applied).
 func (t *Tree) Reapply(ctx context.Context, patches []series.Patch) (bool, error) {
-	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		return false, ctx.Err()
+	if ok, err := t.HasRepo(ctx); !ok || err != nil {
+		return false, err
 	}
 	state, err := t.LoadState(ctx)
 	if err != nil {

@@ -56,6 +56,15 @@ func (t *Tree) Exists() bool {
 	return err == nil
 }
 
+// HasRepo reports whether the work tree exists and is a git repository.
+// Its error is an interruption, never a "no".
+func (t *Tree) HasRepo(ctx context.Context) (bool, error) {
+	if !t.Exists() {
+		return false, ctx.Err()
+	}
+	return t.Repo.IsRepo(ctx)
+}
+
 // State is the one record the tool keeps about the work tree, in its git
 // directory: what it was made from and the operation in progress, if any.
 type State struct {
@@ -117,9 +126,10 @@ func (t *Tree) statePath(ctx context.Context) (string, error) {
 // LoadState returns the recorded state, or a zero State if none exists.
 func (t *Tree) LoadState(ctx context.Context) (*State, error) {
 	var s State
-	if !t.Exists() || !t.Repo.IsRepo(ctx) {
-		// An interrupted query is no answer.
-		return &s, ctx.Err()
+	if ok, err := t.HasRepo(ctx); err != nil {
+		return nil, err
+	} else if !ok {
+		return &s, nil
 	}
 	path, err := t.statePath(ctx)
 	if err != nil {
@@ -145,7 +155,11 @@ func (t *Tree) SaveState(ctx context.Context, s *State) error {
 // interruption never leaves a half-made repository at Dir.
 func (t *Tree) Init(ctx context.Context) error {
 	if t.Exists() {
-		if !t.Repo.IsRepo(ctx) {
+		ok, err := t.Repo.IsRepo(ctx)
+		if err != nil {
+			return err
+		}
+		if !ok {
 			return fmt.Errorf("%s exists but is not a git repository; move it away (nomadfork creates it)", t.Dir)
 		}
 		return nil

@@ -1,0 +1,50 @@
+package git
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// IsRepo answers yes or no only when git answered: a git that died of
+// Ctrl-C before the tool's context ended (the terminal signals the whole
+// process group) is an interruption, not "no repository" — read as a
+// "no", `rebase -continue` said "no rebase in progress" and gave no
+// advice to resume.
+func TestIsRepo(t *testing.T) {
+	r, _ := repo(t)
+	ctx := context.Background()
+
+	if ok, err := r.IsRepo(ctx); !ok || err != nil {
+		t.Fatalf("IsRepo of a repository: %v, %v; want true, nil", ok, err)
+	}
+	sub := &Repo{Dir: filepath.Join(r.Dir, "sub")}
+	if err := os.Mkdir(sub.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := sub.IsRepo(ctx); ok || err != nil {
+		t.Fatalf("IsRepo of a directory inside a repository: %v, %v; want false, nil", ok, err)
+	}
+	plain := &Repo{Dir: t.TempDir()}
+	if ok, err := plain.IsRepo(ctx); ok || err != nil {
+		t.Fatalf("IsRepo of a plain directory: %v, %v; want false, nil", ok, err)
+	}
+
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if ok, err := r.IsRepo(cancelled); ok || err == nil {
+		t.Fatalf("IsRepo with its context ended: %v, %v; want an error", ok, err)
+	}
+
+	// A git that dies of SIGINT while the context is still live.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\nkill -INT $$\nsleep 5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	ok, err := r.IsRepo(ctx)
+	if ok || !Interrupted(err) {
+		t.Fatalf("IsRepo when git dies of SIGINT: %v, %v; want false and an interruption", ok, err)
+	}
+}
