@@ -3,7 +3,7 @@ package main
 // A git wrapper for interruption tests: it forwards every invocation to the
 // real git, except one chosen invocation, at which it leaves the state a
 // git killed at that moment leaves, tells the test, and hangs until the
-// tool's interruption kills it. A command the tool does not interrupt (a
+// tool's interruption kills it (or, in mode died, dies of SIGINT at once). A command the tool does not interrupt (a
 // cleanup after the interruption) is not killed: it runs after the hang.
 
 import (
@@ -31,6 +31,11 @@ const (
 	// worktree add`, the new work tree is registered and still locked as
 	// "initializing". Otherwise as hangLock.
 	hangMid = "mid"
+	// died: git died of Ctrl-C before the tool's context ended (the
+	// terminal signals the whole process group, and git may die first).
+	// The context ends when the tool next runs git, or never if it
+	// runs none.
+	died = "died"
 )
 
 const fakeGitScript = `#!/bin/sh
@@ -41,6 +46,12 @@ if [ -f "$ctl/config" ]; then
 	n=$(( $(cat "$ctl/count" 2>/dev/null || echo 0) + 1 ))
 	echo $n > "$ctl/count"
 	echo "$n git $*" >> "$ctl/log"
+	if [ "$MODE" = died ] && [ -e "$ctl/fired" ] && [ ! -e "$ctl/hung" ]; then
+		# The tool's next git after the death: its context ends now.
+		: > "$ctl/hung"
+		sleep 3 </dev/null >/dev/null 2>&1
+		exec "$real" "$@"
+	fi
 	fire=0
 	if [ -n "$AT" ] && [ "$n" = "$AT" ]; then fire=1; fi
 	if [ -n "$MATCH" ]; then
@@ -48,6 +59,8 @@ if [ -f "$ctl/config" ]; then
 	fi
 	if [ $fire = 1 ] && [ ! -e "$ctl/fired" ]; then
 		: > "$ctl/fired"
+		# git removes its locks when Ctrl-C kills it.
+		[ "$MODE" = died ] && kill -INT $$
 		gd=$("$real" rev-parse --git-dir 2>/dev/null)
 		[ -n "$GIT_INDEX_FILE" ] && gd=""
 		case " $* " in

@@ -25,6 +25,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -260,7 +261,10 @@ func TestInterruptHarness(t *testing.T) {
 			want := ref.outcome(sc.line)
 			ref.invariants(sc, want, "reference")
 			ranBefore := ran
-			modes := []string{hangLock, hangAfter, hangMid}
+			modes := []string{hangLock, hangAfter, hangMid, died}
+			if m := os.Getenv("NOMADFORK_INTERRUPT_MODES"); m != "" {
+				modes = strings.Split(m, ",")
+			}
 			stride := (calls*len(modes) + steps) / perScenario
 			if stride < 1 {
 				stride = 1
@@ -302,7 +306,7 @@ func TestInterruptHarness(t *testing.T) {
 					p.invariants(sc, want, what)
 				}
 			}
-			t.Logf("%s: %d git invocations × 3 modes, %d progress steps: %d interruption points, %d run, failed: %v", sc.name, calls, steps, points, ran-ranBefore, t.Failed())
+			t.Logf("%s: %d git invocations × %d modes, %d progress steps: %d interruption points, %d run, failed: %v", sc.name, calls, len(modes), steps, points, ran-ranBefore, t.Failed())
 			total += points
 		})
 	}
@@ -319,12 +323,20 @@ const perScenario = 5
 // (to the whole process group: nomadfork and its git), at pseudo-random
 // offsets into a run of nomadfork, then resumes as advised and checks the
 // harness's invariants. The offsets come from a fixed seed, so a failure
-// repeats.
+// repeats (NOMADFORK_SIGINT_SEED=n tries others).
 func TestInterruptBySIGINT(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	rng := rand.New(rand.NewSource(21))
+	seed := int64(21)
+	if v := os.Getenv("NOMADFORK_SIGINT_SEED"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatalf("NOMADFORK_SIGINT_SEED=%q: %v", v, err)
+		}
+		seed = n
+	}
+	rng := rand.New(rand.NewSource(seed))
 	for _, sc := range interruptScenarios {
 		switch sc.name {
 		case "apply", "rebase", "rebase-continue", "extract":

@@ -76,10 +76,22 @@ const killDelay = 10 * time.Second
 // configuration: no global or system config files and a fixed identity.
 func (r *Repo) Command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, "git", args...)
+	// git runs in a process group of its own, so a terminal's Ctrl-C
+	// reaches only this process: git stops when the tool's context ends,
+	// and a git the tool runs uninterruptibly (recording a step's
+	// outcome, undoing one) runs to its end, where a git killed by the
+	// terminal would have left the tool reading its death as an answer.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Interrupted, git is asked to stop, not killed: it removes the
 	// locks it holds (index.lock, HEAD.lock, a ref's) on SIGTERM, even
 	// when this process exits before it can (a second Ctrl-C).
-	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.Cancel = func() error {
+		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		if errors.Is(err, syscall.ESRCH) {
+			return os.ErrProcessDone
+		}
+		return err
+	}
 	cmd.WaitDelay = killDelay
 	cmd.Dir = r.Dir
 	cmd.Env = append(os.Environ(),

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
+	"syscall"
 	"testing"
 )
 
@@ -46,5 +48,26 @@ func TestIsRepo(t *testing.T) {
 	ok, err := r.IsRepo(ctx)
 	if ok || !Interrupted(err) {
 		t.Fatalf("IsRepo when git dies of SIGINT: %v, %v; want false and an interruption", ok, err)
+	}
+}
+
+// git runs in a process group of its own: a terminal's Ctrl-C, sent to
+// the tool's group, does not reach it, and the tool stops it through its
+// context instead.
+func TestGitRunsInItsOwnProcessGroup(t *testing.T) {
+	bin := t.TempDir()
+	// Field 5 of /proc/<pid>/stat is the process group ("sh" has no
+	// space in its name).
+	if err := os.WriteFile(filepath.Join(bin, "git"), []byte("#!/bin/sh\ncut -d' ' -f5 /proc/$$/stat\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r := &Repo{Dir: t.TempDir()}
+	out, err := r.Line(context.Background(), "version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mine := strconv.Itoa(syscall.Getpgrp()); out == mine || out == "" {
+		t.Fatalf("git ran in process group %q, the test's is %s: want a group of its own", out, mine)
 	}
 }

@@ -71,6 +71,10 @@ type state struct {
 	// Head is HEAD when the rebase stopped at a conflict: a resolution
 	// committed by an interrupted -continue is the commit on top of it.
 	Head string `json:"head,omitempty"`
+	// Tip is HEAD when the last outcome was recorded: a patch applied
+	// by a run interrupted before it recorded the outcome is the commit
+	// on top of it.
+	Tip string `json:"tip,omitempty"`
 }
 
 // ErrNoRebase is returned by Continue and Abort without a rebase in progress.
@@ -108,6 +112,47 @@ func (r *Rebaser) save(ctx context.Context, s *state, stopped string) error {
 	ts := s.OldState
 	ts.Rebase = &worktree.RebaseRecord{Onto: s.Target.Version(), Stopped: stopped, Detail: detail}
 	return r.Tree.SaveState(ctx, &ts)
+}
+
+// record adds the outcome of the next patch to s and saves it, with the
+// commit HEAD is at as the tip the outcomes end at.
+func (r *Rebaser) record(ctx context.Context, s *state, out Outcome) error {
+	tip, err := r.Tree.Head(ctx)
+	if err != nil {
+		return err
+	}
+	s.Outcomes = append(s.Outcomes, out)
+	s.Next++
+	s.Tip = tip
+	return r.save(ctx, s, "")
+}
+
+// undoUnrecorded resets the work tree to the tip the recorded outcomes end
+// at when a run was interrupted after it applied a patch and before it
+// recorded the outcome (the state's record failed: git killed, the disk
+// full). The patch is tried again, so its outcome is the one an
+// uninterrupted run records; read from the work tree, a patch already
+// applied looks carried by the target.
+func (r *Rebaser) undoUnrecorded(ctx context.Context, s *state) error {
+	if s.Next == 0 || s.Tip == "" {
+		// Not started (Continue switches to the target), or recorded by
+		// a nomadfork that kept no tip.
+		return nil
+	}
+	t := r.Tree
+	head, err := t.Head(ctx)
+	if err != nil || head == s.Tip {
+		return err
+	}
+	parent, err := t.Repo.ResolveCommit(ctx, "HEAD^")
+	if err != nil {
+		return err
+	}
+	if parent != s.Tip {
+		return hint.Errorf("HEAD moved since the rebase recorded %s (it is at %s, neither that commit nor one commit on it), so nomadfork cannot tell what the work tree holds; "+
+			"run `git reset --hard %s` in the work tree and then %s, or run %s", s.Patches[s.Next-1], head, s.Tip, hint.Run("rebase", "-continue"), hint.Run("rebase", "-abort"))
+	}
+	return t.Repo.ResetHard(ctx, s.Tip)
 }
 
 // From returns the version the rebase in progress started from.
@@ -267,11 +312,17 @@ func (r *Rebaser) Continue(ctx context.Context, patches []series.Patch) (*Report
 				return nil, hint.Errorf("continuing %s: %w; `git add` the resolved files, then run %s", rec.Stopped, err, hint.Run("rebase", "-continue"))
 			}
 		}
-		s.Outcomes = append(s.Outcomes, Outcome{Patch: rec.Stopped, Kind: Resolved})
-		s.Next++
 		s.Head = ""
-	} else if inAm {
-		if err := t.Repo.AmAbort(ctx); err != nil {
+		if err := r.record(ctx, s, Outcome{Patch: rec.Stopped, Kind: Resolved}); err != nil {
+			return nil, err
+		}
+	} else {
+		if inAm {
+			if err := t.Repo.AmAbort(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if err := r.undoUnrecorded(ctx, s); err != nil {
 			return nil, err
 		}
 	}
@@ -356,9 +407,7 @@ func (r *Rebaser) run(ctx context.Context, s *state, patches []series.Patch) (*R
 			return rep, r.save(ctx, s, name)
 		}
 		fmt.Fprintf(r.Log, "%-16s %s %s\n", out.Kind, name, out.Detail)
-		s.Outcomes = append(s.Outcomes, out)
-		s.Next++
-		if err := r.save(ctx, s, ""); err != nil {
+		if err := r.record(ctx, s, out); err != nil {
 			return nil, err
 		}
 	}
@@ -413,9 +462,7 @@ func (r *Rebaser) DropProven(ctx context.Context, name, pr string, prove Prover,
 	}
 	out := Outcome{Patch: p.Name, Kind: Upstream, Detail: fmt.Sprintf("in upstream %s, %s; %s", s.Target.Version(), pr, evidence)}
 	fmt.Fprintf(r.Log, "%-16s %s %s\n", out.Kind, p.Name, out.Detail)
-	s.Outcomes = append(s.Outcomes, out)
-	s.Next++
-	if err := r.save(ctx, s, ""); err != nil {
+	if err := r.record(ctx, s, out); err != nil {
 		return nil, err
 	}
 	return r.run(ctx, s, patches)
