@@ -57,7 +57,7 @@ func (w *Workspace) Check(ctx context.Context, v check.Verb) (hint.Message, erro
 		return hint.Message{}, err
 	}
 	err = check.Series(ctx, patches, check.Options{Repo: t.Repo, Base: base, Scratch: filepath.Join(w.Out, "check"),
-		Build: !v.NoBuild, TipOnly: v.TipOnly, PrefixesOnly: v.PrefixesOnly, Pinned: p.Version(), Log: w.Stdout})
+		Scope: v.Scope(), Pinned: p.Version(), Log: w.Stdout})
 	if err == nil && v.Tests {
 		err = harness.OwnTests(ctx, w.Harness(p, "check-tests", v.Verbose), base, patches)
 	}

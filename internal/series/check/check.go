@@ -36,20 +36,29 @@ type Options struct {
 	Base string
 	// Scratch is the directory for the linked work tree.
 	Scratch string
-	// Build compiles and vets every prefix (the whole series is also
-	// linked: go build); without it only metadata and exact application
-	// are checked.
-	Build bool
-	// TipOnly, with Build, builds and vets only the whole series (its
-	// last prefix), not every prefix nor each patch on its dependencies.
-	TipOnly bool
-	// PrefixesOnly, with Build, builds and vets every prefix but only
-	// applies each patch on its dependencies, without building it.
-	PrefixesOnly bool
+	// Scope is how much of the series is compiled.
+	Scope Scope
 	// Pinned is the pinned upstream version, for the Upstream-Status lint.
 	Pinned string
 	Log    io.Writer
 }
+
+// Scope is how much of the series Series compiles and vets.
+type Scope int
+
+const (
+	// Full compiles and vets every prefix and each patch on its
+	// dependencies; the whole series is also linked (go build).
+	Full Scope = iota
+	// Prefixes compiles and vets every prefix; each patch on its
+	// dependencies is applied, not compiled.
+	Prefixes
+	// Tip builds and vets only the whole series (its last prefix); each
+	// patch on its dependencies is applied, not compiled.
+	Tip
+	// None compiles nothing: metadata and exact application only.
+	None
+)
 
 // Problems is the error Series returns: one line per problem.
 type Problems []hint.Message
@@ -128,16 +137,16 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 	if len(probs) > 0 {
 		return probs
 	}
-	if !opts.Build {
+	if opts.Scope == None {
 		return graphResult(checkGraph(ctx, wt, opts.Base, nodes, false, opts.Log))
 	}
 	baseVet := map[string]map[string]int{}
 	for i, commit := range commits {
 		name := patches[i].Name
 		// Vet compares the packages the patch changes; the whole series'
-		// with TipOnly.
+		// with Tip.
 		from := commit + "^"
-		if opts.TipOnly {
+		if opts.Scope == Tip {
 			if i < len(commits)-1 {
 				continue
 			}
@@ -195,7 +204,7 @@ func Series(ctx context.Context, patches []series.Patch, opts Options) error {
 		}
 	}
 	if len(probs) == 0 {
-		gp, err := checkGraph(ctx, wt, opts.Base, nodes, !opts.TipOnly && !opts.PrefixesOnly, opts.Log)
+		gp, err := checkGraph(ctx, wt, opts.Base, nodes, opts.Scope == Full, opts.Log)
 		if err != nil {
 			return err
 		}

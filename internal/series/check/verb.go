@@ -8,10 +8,9 @@ import (
 
 // Verb is what the check verb's flags ask for.
 type Verb struct {
-	// NoBuild, TipOnly and PrefixesOnly are Options.Build (negated),
-	// Options.TipOnly and Options.PrefixesOnly; AllowEmpty accepts an
-	// empty series; Tests runs each patch's own tests too, Verbose
-	// printing their output.
+	// NoBuild, TipOnly and PrefixesOnly choose Options.Scope (see
+	// Scope); AllowEmpty accepts an empty series; Tests runs each
+	// patch's own tests too, Verbose printing their output.
 	NoBuild, TipOnly, PrefixesOnly, AllowEmpty, Tests, Verbose bool
 }
 
@@ -23,6 +22,19 @@ func (v *Verb) Flags(fs *flag.FlagSet) {
 	fs.BoolVar(&v.AllowEmpty, "allow-empty", false, "accept an empty or missing patches/")
 	fs.BoolVar(&v.Tests, "tests", false, "also run each patch's own tests (the Test funcs its _test.go hunks add or change) on the base plus its dependencies, in the sandbox (a nomad build per patch: not in CI)")
 	fs.BoolVar(&v.Verbose, "v", false, "with -tests, print every test's output")
+}
+
+// Scope is the scope the flags choose: Full without any of them.
+func (v Verb) Scope() Scope {
+	switch {
+	case v.NoBuild:
+		return None
+	case v.TipOnly:
+		return Tip
+	case v.PrefixesOnly:
+		return Prefixes
+	}
+	return Full
 }
 
 // Check refuses flags that exclude each other.

@@ -1,0 +1,25 @@
+package check
+
+import "testing"
+
+func TestVerbScope(t *testing.T) {
+	for _, tc := range []struct {
+		v    Verb
+		want Scope
+	}{
+		{Verb{}, Full},
+		{Verb{NoBuild: true}, None},
+		{Verb{TipOnly: true}, Tip},
+		{Verb{PrefixesOnly: true}, Prefixes},
+	} {
+		if got := tc.v.Scope(); got != tc.want {
+			t.Errorf("%+v.Scope() = %d, want %d", tc.v, got, tc.want)
+		}
+		if err := tc.v.Check(); err != nil {
+			t.Errorf("%+v.Check(): %v", tc.v, err)
+		}
+	}
+	if err := (Verb{TipOnly: true, PrefixesOnly: true}).Check(); err == nil {
+		t.Error("-tip-only with -prefixes-only: no error")
+	}
+}
