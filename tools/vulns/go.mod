@@ -2,7 +2,7 @@ module github.com/nomad-client-fork/nomad-client-fork/tools/vulns
 
 go 1.26.0
 
-toolchain go1.26.10
+toolchain go1.26.11
 
 require (
 	golang.org/x/vuln v1.9.0
