@@ -4,6 +4,7 @@ package main
 // used to corrupt, wedge or silently undo the series.
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -464,4 +465,57 @@ func TestCrashRepeatedDiffKeepsDependsOn(t *testing.T) {
 		t.Errorf("0003's Depends-On changed:\n%s", got)
 	}
 	p.mustRun("check", "-no-build")
+}
+
+// A rebase whose record of a patch's outcome fails after `git am` applied
+// the patch (the git recording it killed, the disk full) resumes with
+// -continue, which tries the patch again: read from the work tree, the
+// applied patch looked carried by the target and the CHANGELOG said
+// "dropped as upstream". Uncommitted changes on top of the unrecorded
+// patch are refused, never reset away.
+func TestCrashRebaseOutcomeNotRecorded(t *testing.T) {
+	tmpl := newProject(t)
+	tmpl.twoPatches()
+	f := installFakeGit(t)
+	ref := copyProject(t, tmpl)
+	f.arm(t, "", 0, "")
+	ref.mustRun("rebase", "-onto", "v1.1.0")
+	calls := f.disarm()
+	want := ref.outcome("v1.1.0")
+	// The first git after the last patch's `git am`: the outcome's record.
+	k := 0
+	for i, l := range calls {
+		if strings.Contains(l, " git am ") {
+			k = i + 2
+		}
+	}
+	if k == 0 || k > len(calls) {
+		t.Fatalf("no git am in the rebase's git invocations:\n%s", strings.Join(calls, "\n"))
+	}
+	for _, dirty := range []bool{false, true} {
+		t.Run(fmt.Sprintf("dirty=%v", dirty), func(t *testing.T) {
+			p := copyProject(t, tmpl)
+			r := p.interruptAt(f, "", k, died, "rebase", "-onto", "v1.1.0")
+			if !f.fired() {
+				t.Fatalf("git invocation %d not reached", k)
+			}
+			p.expect(r, exitInterrupted, "run `nomadfork rebase -continue` to resume")
+			if dirty {
+				p.write("nomad/lib/lib.go", p.read("nomad/lib/lib.go")+"// mine\n")
+				r := p.nomadfork("rebase", "-continue")
+				p.expect(r, 1, "uncommitted changes")
+				if !strings.HasSuffix(p.read("nomad/lib/lib.go"), "// mine\n") {
+					t.Fatal("the uncommitted change was lost")
+				}
+				p.git("checkout", "--", "lib/lib.go")
+			}
+			r = p.mustRun("rebase", "-continue")
+			if !strings.Contains(r.stdout, "1 applied cleanly, 1 by 3-way merge, 0 resolved by hand; dropped 0.") {
+				t.Errorf("resumed rebase: not the uninterrupted run's outcomes:\n%s", r.stdout)
+			}
+			if d := p.outcome("v1.1.0").diff(want); d != "" {
+				t.Errorf("series differs from the uninterrupted run's: %s", d)
+			}
+		})
+	}
 }

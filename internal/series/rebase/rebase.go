@@ -134,9 +134,10 @@ func (r *Rebaser) record(ctx context.Context, s *state, out Outcome) error {
 // uninterrupted run records; read from the work tree, a patch already
 // applied looks carried by the target.
 func (r *Rebaser) undoUnrecorded(ctx context.Context, s *state) error {
-	if s.Next == 0 || s.Tip == "" {
-		// Not started (Continue switches to the target), or recorded by
-		// a nomadfork that kept no tip.
+	if s.Next == 0 || s.Next >= len(s.Patches) || s.Tip == "" {
+		// Not started (Continue switches to the target), every outcome
+		// recorded (finishing moves no commit), or recorded by a
+		// nomadfork that kept no tip.
 		return nil
 	}
 	t := r.Tree
@@ -151,6 +152,14 @@ func (r *Rebaser) undoUnrecorded(ctx context.Context, s *state) error {
 	if parent != s.Tip {
 		return hint.Errorf("HEAD moved since the rebase recorded %s (it is at %s, neither that commit nor one commit on it), so nomadfork cannot tell what the work tree holds; "+
 			"run `git reset --hard %s` in the work tree and then %s, or run %s", s.Patches[s.Next-1], head, s.Tip, hint.Run("rebase", "-continue"), hint.Run("rebase", "-abort"))
+	}
+	dirty, err := t.Repo.Status(ctx)
+	if err != nil {
+		return err
+	}
+	if len(dirty) > 0 {
+		return hint.Errorf("%s has uncommitted changes on top of %s, which the interrupted rebase applied without recording it; commit or stash them elsewhere, then run %s (it applies %s again)",
+			t.Dir, s.Patches[s.Next], hint.Run("rebase", "-continue"), s.Patches[s.Next])
 	}
 	return t.Repo.ResetHard(ctx, s.Tip)
 }
