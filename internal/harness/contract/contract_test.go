@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 )
 
 type repo struct {
@@ -28,6 +29,10 @@ func newRepo(t *testing.T) *repo {
 	t.Setenv("GOWORK", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off")
+	// No proxy serves the pinned toolchain: the installed go runs (on a
+	// machine without go1.26.11 in its module cache, the pinned one
+	// failed to download).
+	t.Setenv(build.ToolchainOverride, "local")
 	r := &repo{t, &git.Repo{Dir: t.TempDir(), Env: []string{"GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com"}}}
 	r.run("init", "--quiet", "--initial-branch=main")
 	r.write("go.mod", "module ex\n\ngo 1.21\n")

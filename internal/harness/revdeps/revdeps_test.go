@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 )
 
 func writeModule(t *testing.T, files map[string]string) string {
@@ -18,6 +20,10 @@ func writeModule(t *testing.T, files map[string]string) string {
 	t.Setenv("GOWORK", "off")
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("GOPROXY", "off")
+	// No proxy serves the pinned toolchain: the installed go runs (on a
+	// machine without go1.26.11 in its module cache, the pinned one
+	// failed to download).
+	t.Setenv(build.ToolchainOverride, "local")
 	dir := t.TempDir()
 	files["go.mod"] = "module ex\n\ngo 1.21\n"
 	for name, content := range files {
