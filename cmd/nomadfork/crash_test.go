@@ -519,3 +519,37 @@ func TestCrashRebaseOutcomeNotRecorded(t *testing.T) {
 		})
 	}
 }
+
+// A hand resolution that keeps the target's side leaves the stopped patch
+// empty: -continue drops it as carried by the target (`git am --continue`
+// alone refused it on every -continue, a dead end but for -abort). With
+// changes left unstaged it still asks for `git add`, and drops nothing.
+func TestRebaseContinueEmptyResolution(t *testing.T) {
+	for _, unstaged := range []bool{false, true} {
+		t.Run(fmt.Sprintf("unstaged=%v", unstaged), func(t *testing.T) {
+			p := newProject(t)
+			p.conflictSeries()
+			p.mustFail("rebase", "-onto", "v1.0.2")
+			p.git("checkout", "--ours", "lib/lib.go")
+			p.git("add", "lib/lib.go")
+			if unstaged {
+				p.write("nomad/lib/lib.go", p.read("nomad/lib/lib.go")+"// mine\n")
+				r := p.nomadfork("rebase", "-continue")
+				p.expect(r, 1, "`git add` the resolved files")
+				if !strings.HasSuffix(p.read("nomad/lib/lib.go"), "// mine\n") {
+					t.Fatal("the unstaged change was lost")
+				}
+				return
+			}
+			r := p.mustRun("rebase", "-continue")
+			containsAll(t, "rebase -continue", r.stdout, "upstream", "0002-lib-make-F10-return-100.patch", "the hand resolution leaves it empty")
+			if _, ok := p.patchFiles()["0002-lib-make-F10-return-100.patch"]; ok {
+				t.Errorf("the emptied patch is still in the series: %v", keys(p.patchFiles()))
+			}
+			if !strings.Contains(p.read("CHANGELOG.md"), "0002-lib-make-F10-return-100.patch: dropped as upstream") {
+				t.Errorf("CHANGELOG.md does not record the drop:\n%s", p.read("CHANGELOG.md"))
+			}
+			p.mustRun("check", "-no-build", "-line", "v1.0.2")
+		})
+	}
+}

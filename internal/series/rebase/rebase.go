@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/mod/semver"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
@@ -112,6 +113,38 @@ func (r *Rebaser) save(ctx context.Context, s *state, stopped string) error {
 	ts := s.OldState
 	ts.Rebase = &worktree.RebaseRecord{Onto: s.Target.Version(), Stopped: stopped, Detail: detail}
 	return r.Tree.SaveState(ctx, &ts)
+}
+
+// continueAm commits the hand resolution of the patch named stopped. A
+// resolution that leaves the patch empty, with nothing left unstaged (the
+// user kept the target's side), drops the patch as carried by the target,
+// as the rebase does when a three-way merge comes out empty; `git am
+// --continue` alone would refuse it on every -continue.
+func (r *Rebaser) continueAm(ctx context.Context, stopped string) (Outcome, error) {
+	repo := r.Tree.Repo
+	err := repo.AmContinue(ctx)
+	if err == nil {
+		return Outcome{Patch: stopped, Kind: Resolved}, nil
+	}
+	if ctx.Err() != nil {
+		return Outcome{}, ctx.Err()
+	}
+	var am *git.AmError
+	if errors.As(err, &am) && strings.Contains(am.Output, "No changes") {
+		dirty, serr := repo.Status(ctx)
+		if serr != nil {
+			return Outcome{}, serr
+		}
+		if len(dirty) == 0 {
+			if err := repo.AmSkip(ctx); err != nil {
+				return Outcome{}, err
+			}
+			out := Outcome{Patch: stopped, Kind: Upstream, Detail: "the hand resolution leaves it empty: the target already holds its change"}
+			fmt.Fprintf(r.Log, "%-16s %s %s\n", out.Kind, out.Patch, out.Detail)
+			return out, nil
+		}
+	}
+	return Outcome{}, hint.Errorf("continuing %s: %w; `git add` the resolved files, then run %s", stopped, err, hint.Run("rebase", "-continue"))
 }
 
 // record adds the outcome of the next patch to s and saves it, with the
@@ -289,6 +322,7 @@ func (r *Rebaser) Continue(ctx context.Context, patches []series.Patch) (*Report
 		if err != nil {
 			return nil, err
 		}
+		resolved := Outcome{Patch: rec.Stopped, Kind: Resolved}
 		committed := false
 		if s.Head != "" && head != s.Head {
 			parent, _ := t.Repo.ResolveCommit(ctx, "HEAD^")
@@ -314,15 +348,14 @@ func (r *Rebaser) Continue(ctx context.Context, patches []series.Patch) (*Report
 			if len(unmerged) > 0 {
 				return nil, hint.Errorf("%s still has conflicts in %s: resolve them, `git add` the files, then run %s", rec.Stopped, strings.Join(unmerged, ", "), hint.Run("rebase", "-continue"))
 			}
-			if err := t.Repo.AmContinue(ctx); err != nil {
-				if ctx.Err() != nil {
-					return nil, ctx.Err()
-				}
-				return nil, hint.Errorf("continuing %s: %w; `git add` the resolved files, then run %s", rec.Stopped, err, hint.Run("rebase", "-continue"))
+			out, err := r.continueAm(ctx, rec.Stopped)
+			if err != nil {
+				return nil, err
 			}
+			resolved = out
 		}
 		s.Head = ""
-		if err := r.record(ctx, s, Outcome{Patch: rec.Stopped, Kind: Resolved}); err != nil {
+		if err := r.record(ctx, s, resolved); err != nil {
 			return nil, err
 		}
 	} else {
