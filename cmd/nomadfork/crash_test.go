@@ -553,3 +553,17 @@ func TestRebaseContinueEmptyResolution(t *testing.T) {
 		})
 	}
 }
+
+// An interrupted `apply -force` advises `apply -force`: interrupted before
+// it discarded the work tree's changes, a plain apply refuses them.
+func TestInterruptedApplyForceAdvisesForce(t *testing.T) {
+	p := newProject(t)
+	p.twoPatches()
+	p.write("nomad/lib/lib.go", p.read("nomad/lib/lib.go")+"// scratch\n")
+	r := p.interruptAtStep(1, "apply", "-force")
+	p.expect(r, exitInterrupted, "run `nomadfork apply -force` to resume")
+	p.mustRun("apply", "-force")
+	if got := p.git("status", "--porcelain", "--untracked-files=all"); got != "" {
+		t.Errorf("work tree not clean: %q", got)
+	}
+}

@@ -133,7 +133,7 @@ func (s *Session) Done(rep *Report, err error) (hint.Message, error) {
 // its edit to work tree t is finished by apply. ok is false when the same
 // command line resumes.
 func (s *Session) ResumeStep(ctx context.Context, verb string, args []string, t *worktree.Tree, rebasing string) (step hint.Step, ok bool) {
-	given := cli.FlagValues(args, nil, []string{"abort", "continue"})
+	given := cli.FlagValues(args, nil, []string{"abort", "continue", "force"})
 	has := func(flag string) bool { return given[flag] != "" }
 	switch {
 	case verb == "rebase" && s.Rebaser().InProgress(ctx):
@@ -147,6 +147,10 @@ func (s *Session) ResumeStep(ctx context.Context, verb string, args []string, t 
 		return hint.Run("rebase", "-continue").OnLine(rebasing), true
 	case verb == "apply" && has("continue"):
 		return hint.Run("apply", "-continue"), true
+	case verb == "apply" && has("force"):
+		// Interrupted before it discarded the work tree's changes, a plain
+		// apply would refuse them.
+		return hint.Run("apply", "-force"), true
 	case verb == "apply":
 		return hint.Run("apply"), true
 	case verb == "drop" && t != nil:
