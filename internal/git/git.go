@@ -133,13 +133,18 @@ func (r *Repo) RunEnv(ctx context.Context, env []string, args ...string) (string
 // started: the tool's lock keeps its other git commands out, and a lock
 // older than the command is someone else's.
 func (r *Repo) removeKilledLock(start time.Time) {
-	// Not r.GitDir: a git killed in turn would come back here.
-	out, err := r.Command(context.Background(), "rev-parse", "--absolute-git-dir").Output()
-	dir := strings.TrimSpace(string(out))
-	if err != nil || !filepath.IsAbs(dir) {
+	// Not r.GitDir: a git killed in turn would come back here. A linked
+	// work tree (the scratch trees) keeps its index and HEAD in its own
+	// git directory, and the refs and packed-refs in the common one.
+	out, err := r.Command(context.Background(), "rev-parse", "--absolute-git-dir", "--path-format=absolute", "--git-common-dir").Output()
+	if err != nil {
 		return
 	}
-	removeLocks(dir, start.Add(-time.Second))
+	for _, dir := range strings.Fields(string(out)) {
+		if filepath.IsAbs(dir) {
+			removeLocks(dir, start.Add(-time.Second))
+		}
+	}
 }
 
 // Line runs git and returns the first line of its output, trimmed.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // IsRepo answers yes or no only when git answered: a git that died of
@@ -69,5 +70,47 @@ func TestGitRunsInItsOwnProcessGroup(t *testing.T) {
 	}
 	if mine := strconv.Itoa(syscall.Getpgrp()); out == mine || out == "" {
 		t.Fatalf("git ran in process group %q, the test's is %s: want a group of its own", out, mine)
+	}
+}
+
+// The locks a killed git leaves in a linked work tree (check's, status's
+// and export's scratch trees) are in two places: its index's and HEAD's in
+// its own git directory, packed-refs' and the refs' in the common one.
+// Both go; a lock older than the killed command is someone else's.
+func TestRemoveKilledLockInLinkedWorkTree(t *testing.T) {
+	r, _ := repo(t)
+	ctx := context.Background()
+	old := filepath.Join(r.Dir, ".git", "ORIG_HEAD.lock")
+	if err := os.WriteFile(old, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	scratch := filepath.Join(t.TempDir(), "tree")
+	if _, err := r.Run(ctx, "worktree", "add", "--quiet", "--detach", scratch, "HEAD"); err != nil {
+		t.Fatal(err)
+	}
+	wt := &Repo{Dir: scratch}
+	own, err := wt.GitDir(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	locks := []string{filepath.Join(own, "index.lock"), filepath.Join(r.Dir, ".git", "packed-refs.lock"), filepath.Join(r.Dir, ".git", "refs", "heads", "main.lock")}
+	for _, l := range locks {
+		if err := os.WriteFile(l, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wt.removeKilledLock(start)
+	for _, l := range locks {
+		if _, err := os.Stat(l); err == nil {
+			t.Errorf("%s left behind", l)
+		}
+	}
+	if _, err := os.Stat(old); err != nil {
+		t.Errorf("the older lock %s was removed", old)
 	}
 }

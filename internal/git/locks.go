@@ -10,8 +10,8 @@ import (
 
 // removeLocks removes the lock files a git process killed mid-step can
 // leave in the git directory — the index lock, HEAD's and the other
-// top-level refs' locks (HEAD.lock, ORIG_HEAD.lock …) and the locks of refs
-// under refs/ — that were made at or after since (the zero time: all of
+// top-level locks (HEAD.lock, ORIG_HEAD.lock, packed-refs.lock …) and the
+// locks of refs under refs/ — that were made at or after since (the zero time: all of
 // them). It returns whether it removed any. Callers hold the tool's lock,
 // so no git command of the tool runs in the repository; a lock older than
 // since is someone else's and stays.
