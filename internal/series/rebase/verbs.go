@@ -174,19 +174,29 @@ func (o *DropOptions) Flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.Verify, "verify", false, "while a rebase of the line is stopped at the patch: prove that the rebase's target carries it (its own tests pass there without its production changes, in the sandbox), drop it and go on with the rebase")
 }
 
-// Parse parses args, the patch before or after the flags, into fs and o
-// (which declared its flags there), and checks them.
+// Parse parses args, the patch before, after or among the flags (as the
+// usage line has it: drop [-line version] <patch> -applied-upstream
+// <version>), into fs and o (which declared its flags there), and checks
+// them.
 func (o *DropOptions) Parse(fs *flag.FlagSet, args []string) error {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		o.Patch, args = args[0], args[1:]
+	var patches []string
+	for {
+		if err := cli.Parse(fs, args, len(args)); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		patches = append(patches, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	if err := cli.Parse(fs, args, 1); err != nil {
-		return err
-	}
-	if o.Patch == "" && fs.NArg() == 1 {
-		o.Patch = fs.Arg(0)
-	} else if fs.NArg() > 0 || o.Patch == "" {
+	switch len(patches) {
+	case 0:
 		return usage("give one patch, by file name or number")
+	case 1:
+		o.Patch = patches[0]
+	default:
+		return usage("give one patch, by file name or number, not %d (%s)", len(patches), strings.Join(patches, " "))
 	}
 	if o.PR != "" {
 		if u, err := url.Parse(o.PR); err != nil || u.Scheme != "https" || u.Host == "" || u.Path == "" {

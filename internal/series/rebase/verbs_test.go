@@ -29,11 +29,15 @@ func TestOptionsCheck(t *testing.T) {
 // the URL and -verify's company.
 func TestDropOptionsParse(t *testing.T) {
 	for args, want := range map[string]string{
-		"0002 -applied-upstream v1.1.0":                             "",
-		"-applied-upstream v1.1.0 0002":                             "",
-		"-applied-upstream v1.1.0":                                  "give one patch",
-		"0001 0002 -applied-upstream v1.1.0":                        "unexpected arguments",
-		"0002 -applied-upstream v1.1.0 -pr http://example.com/pr/1": "not an https URL",
+		"0002 -applied-upstream v1.1.0":      "",
+		"-applied-upstream v1.1.0 0002":      "",
+		"-applied-upstream v1.1.0":           "give one patch",
+		"0001 0002 -applied-upstream v1.1.0": "not 2 (0001 0002)",
+		"0001 -applied-upstream v1.1.0 0002": "not 2 (0001 0002)",
+		// The usage line's order, -line first (a helper's trial).
+		"-line v1.5.3 0002 -applied-upstream v1.1.0":                 "",
+		"-applied-upstream v1.1.0 0002 -pr https://example.com/pr/1": "",
+		"0002 -applied-upstream v1.1.0 -pr http://example.com/pr/1":  "not an https URL",
 		"0002 -verify": "-verify takes -pr",
 		"0002 -verify -pr https://example.com/pr/1 -applied-upstream v1": "-verify takes -pr",
 		"0002 -verify -pr https://example.com/pr/1":                      "",
@@ -41,6 +45,7 @@ func TestDropOptionsParse(t *testing.T) {
 		var o DropOptions
 		fs := flag.NewFlagSet("drop", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
+		fs.String("line", "", "as newFlags declares it")
 		o.Flags(fs)
 		err := o.Parse(fs, strings.Fields(args))
 		switch {
