@@ -24,8 +24,11 @@ func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 	}
 	e.Workspace = w
 	if !w.Layout.IsRepo() {
-		return e, fmt.Errorf("%s not found: run nomadfork in the repository's top directory or pass -C",
-			filepath.Join(line.PatchesDir, line.DefaultFile))
+		marker := filepath.Join(line.PatchesDir, line.DefaultFile)
+		if dir != "" {
+			return e, fmt.Errorf("%s not found in %s: pass -C the repository's top directory (the one holding patches/)", marker, dir)
+		}
+		return e, fmt.Errorf("%s not found: run nomadfork in the repository's top directory or pass -C", marker)
 	}
 	return e, nil
 }
