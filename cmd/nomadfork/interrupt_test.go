@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"os"
@@ -422,4 +423,39 @@ func (p *project) subprocess(t *testing.T, after time.Duration, args ...string) 
 		t.Fatal(err)
 	}
 	return code, out.String()
+}
+
+// A closed pipe on stdout (`nomadfork apply | head -1`) ends the run as
+// an interruption does: it cleans up and says how to resume, where SIGPIPE
+// killed it mid-step, leaving its lock and scratch trees to the next run.
+func TestClosedStdoutIsAnInterruption(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	p := newProject(t)
+	p.twoPatches()
+	p.git("reset", "-q", "--hard", "upstream")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close() // the reader is gone before the first line
+	cmd := exec.Command(os.Args[0], "-C", p.dir, "apply")
+	cmd.Env = append(os.Environ(), testMainEnv+"=1")
+	var stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	err = cmd.Run()
+	w.Close()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("apply with stdout closed: %v, want exit %d\n%s", err, exitInterrupted, stderr.String())
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		t.Fatalf("apply with stdout closed was killed by %v\n%s", ws.Signal(), stderr.String())
+	}
+	p.expect(result{code: ee.ExitCode(), stderr: stderr.String()}, exitInterrupted, "run `nomadfork apply` to resume")
+	if _, err := os.Stat(filepath.Join(p.dir, "out", "nomadfork.lock")); err == nil {
+		t.Error("the tool's lock was left behind")
+	}
+	p.mustRun("apply")
 }

@@ -191,6 +191,17 @@ func (p *Program[E]) Main(args []string) {
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	// A closed pipe on stdout (`nomadfork check | head`) ends the run as
+	// an interruption does, cleaning up, where it killed the process
+	// mid-step: with SIGPIPE notified, a write to the pipe fails instead.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	go func() {
+		<-pipe
+		cancel()
+		for range pipe {
+		}
+	}()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
