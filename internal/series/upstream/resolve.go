@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"golang.org/x/mod/semver"
@@ -207,13 +208,19 @@ func Versions(list string, targets Targets, pinned string) ([]string, error) {
 	}
 	var vs []string
 	for _, v := range strings.Split(list, ",") {
-		if v = strings.TrimSpace(v); v == "" {
+		if v = strings.TrimSpace(v); v == "" || slices.Contains(vs, v) {
 			continue
 		}
 		if !semver.IsValid(v) {
 			return nil, fmt.Errorf("%q is not a version such as v1.6.1", v)
 		}
+		if semver.Compare(v, pinned) <= 0 {
+			return nil, fmt.Errorf("%s is not newer than the pinned %s: the status tries the series against newer upstream versions", v, pinned)
+		}
 		vs = append(vs, v)
+	}
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("%q names no version; list versions such as v1.6.1, or leave it out for %s's newer than %s", list, TargetsFile, pinned)
 	}
 	return vs, nil
 }
