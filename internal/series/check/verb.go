@@ -1,6 +1,7 @@
 package check
 
 import (
+	"errors"
 	"flag"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
@@ -37,7 +38,11 @@ func (v Verb) Scope() Scope {
 	return Full
 }
 
-// Check refuses flags that exclude each other.
+// Check refuses flags that exclude each other, and -v without -tests (it
+// would be silently ignored).
 func (v Verb) Check() error {
+	if v.Verbose && !v.Tests {
+		return cli.UsageError{Err: errors.New("-v goes with -tests (it prints the output of each patch's tests)")}
+	}
 	return cli.AtMostOne(cli.Flag{Name: "no-build", Set: v.NoBuild}, cli.Flag{Name: "tip-only", Set: v.TipOnly}, cli.Flag{Name: "prefixes-only", Set: v.PrefixesOnly})
 }

@@ -1,6 +1,9 @@
 package check
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestVerbScope(t *testing.T) {
 	for _, tc := range []struct {
@@ -21,5 +24,11 @@ func TestVerbScope(t *testing.T) {
 	}
 	if err := (Verb{TipOnly: true, PrefixesOnly: true}).Check(); err == nil {
 		t.Error("-tip-only with -prefixes-only: no error")
+	}
+	if err := (Verb{Verbose: true}).Check(); err == nil || !strings.Contains(err.Error(), "-v goes with -tests") {
+		t.Errorf("-v without -tests: %v, want a usage error", err)
+	}
+	if err := (Verb{Verbose: true, Tests: true}).Check(); err != nil {
+		t.Errorf("-v -tests: %v", err)
 	}
 }

@@ -22,3 +22,21 @@ func TestExportUnwritableOutput(t *testing.T) {
 		t.Fatalf("Export: %v; want an error naming -o", err)
 	}
 }
+
+// -no-build means something only with -verify; alone it was ignored.
+func TestOptionsCheck(t *testing.T) {
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Out: "out"}, ""},
+		{Options{Out: "out", Verify: true, NoBuild: true}, ""},
+		{Options{Out: " "}, "-o needs a directory"},
+		{Options{Out: "out", NoBuild: true}, "-no-build goes with -verify"},
+	} {
+		err := tc.o.Check()
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%+v.Check() = %v, want %q", tc.o, err, tc.want)
+		}
+	}
+}

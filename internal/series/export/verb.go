@@ -29,10 +29,14 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.NoBuild, "no-build", false, "with -verify, apply only (check builds each patch on its dependencies); make test does so")
 }
 
-// Check refuses an empty -o.
+// Check refuses an empty -o, and -no-build without -verify (it would be
+// silently ignored).
 func (o Options) Check() error {
 	if strings.TrimSpace(o.Out) == "" {
 		return cli.UsageError{Err: errors.New("-o needs a directory")}
+	}
+	if o.NoBuild && !o.Verify {
+		return cli.UsageError{Err: errors.New("-no-build goes with -verify (it skips the build of the verified PRs)")}
 	}
 	return nil
 }
