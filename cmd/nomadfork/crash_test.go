@@ -567,3 +567,23 @@ func TestInterruptedApplyForceAdvisesForce(t *testing.T) {
 		t.Errorf("work tree not clean: %q", got)
 	}
 }
+
+// `apply -continue` after a resolution that leaves the stopped patch empty
+// says so and names the ways out (it repeated "`git add` the resolved
+// files" for ever, as rebase -continue did). apply never drops a patch
+// itself.
+func TestApplyContinueEmptyResolution(t *testing.T) {
+	p := newProject(t)
+	p.conflictSeries()
+	p.repin("v1.0.2")
+	p.mustFail("apply")
+	p.git("checkout", "--ours", "lib/lib.go")
+	p.git("add", "lib/lib.go")
+	r := p.nomadfork("apply", "-continue")
+	p.expect(r, 1, "the resolution leaves 0002-lib-make-F10-return-100.patch empty")
+	containsAll(t, "apply -continue", r.stderr, "apply never drops a patch", "`nomadfork apply -abort`", "`nomadfork rebase -onto <version>`")
+	p.mustRun("apply", "-abort")
+	if got := p.git("status", "--porcelain", "--untracked-files=all"); got != "" {
+		t.Errorf("work tree not clean after apply -abort: %q", got)
+	}
+}

@@ -256,6 +256,16 @@ func (t *Tree) continueAm(ctx context.Context, base string, state *State, patche
 		}
 	}
 	if err := t.Repo.AmContinue(ctx); err != nil {
+		var am *git.AmError
+		if errors.As(err, &am) && strings.Contains(am.Output, "No changes") {
+			// Kept the base's side: -continue would refuse it again and
+			// again. apply never changes the series, so dropping the
+			// patch is the user's call.
+			name := state.Pending[0]
+			return 0, hint.Errorf("the resolution leaves %s empty: the tree already holds its change, or the resolution dropped it, and apply never drops a patch.\n"+
+				"Resolve it keeping its change, `git add` the files and run %s; or run %s (it keeps the patches before %s) and move the series with %s, which drops a patch its target carries",
+				name, hint.Run("apply", "-continue"), hint.Run("apply", "-abort"), name, hint.Run("rebase", "-onto", "<version>"))
+		}
 		return 0, hint.Errorf("continuing %s: %w; `git add` the resolved files, then run %s", state.Pending[0], err, hint.Run("apply", "-continue"))
 	}
 	fmt.Fprintf(t.Log, "applied %s (resolved by hand)\n", state.Pending[0])
