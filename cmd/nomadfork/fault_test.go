@@ -148,13 +148,14 @@ func TestFaultInterruptedImport(t *testing.T) {
 	p.twoPatches()
 	before := p.snapshot()
 	r := p.interrupt("==> importing upstream", "apply", "-force")
-	p.expect(r, exitInterrupted, "interrupted during importing upstream v1.0.0", "run `nomadfork apply` to resume")
+	// The advice keeps -force (TestInterruptedApplyForceAdvisesForce).
+	p.expect(r, exitInterrupted, "interrupted during importing upstream v1.0.0", "run `nomadfork apply -force` to resume")
 	p.mustEqual(before)
 	matches, _ := filepath.Glob(filepath.Join(p.dir, "nomad", ".git", "nomadfork-import*"))
 	if len(matches) > 0 {
 		t.Errorf("import left %v", matches)
 	}
-	p.mustRun("apply")
+	p.mustRun("apply", "-force")
 	p.mustEqual(before)
 }
 
