@@ -501,12 +501,7 @@ func TestCrashRebaseOutcomeNotRecorded(t *testing.T) {
 			}
 			p.expect(r, exitInterrupted, "run `nomadfork rebase -continue` to resume")
 			if dirty {
-				p.write("nomad/lib/lib.go", p.read("nomad/lib/lib.go")+"// mine\n")
-				r := p.nomadfork("rebase", "-continue")
-				p.expect(r, 1, "uncommitted changes")
-				if !strings.HasSuffix(p.read("nomad/lib/lib.go"), "// mine\n") {
-					t.Fatal("the uncommitted change was lost")
-				}
+				p.continueRefusesKeepingChange("uncommitted changes")
 				p.git("checkout", "--", "lib/lib.go")
 			}
 			r = p.mustRun("rebase", "-continue")
@@ -533,12 +528,7 @@ func TestRebaseContinueEmptyResolution(t *testing.T) {
 			p.git("checkout", "--ours", "lib/lib.go")
 			p.git("add", "lib/lib.go")
 			if unstaged {
-				p.write("nomad/lib/lib.go", p.read("nomad/lib/lib.go")+"// mine\n")
-				r := p.nomadfork("rebase", "-continue")
-				p.expect(r, 1, "`git add` the resolved files")
-				if !strings.HasSuffix(p.read("nomad/lib/lib.go"), "// mine\n") {
-					t.Fatal("the unstaged change was lost")
-				}
+				p.continueRefusesKeepingChange("`git add` the resolved files")
 				return
 			}
 			r := p.mustRun("rebase", "-continue")
@@ -585,5 +575,17 @@ func TestApplyContinueEmptyResolution(t *testing.T) {
 	p.mustRun("apply", "-abort")
 	if got := p.git("status", "--porcelain", "--untracked-files=all"); got != "" {
 		t.Errorf("work tree not clean after apply -abort: %q", got)
+	}
+}
+
+// continueRefusesKeepingChange changes nomad/lib/lib.go without staging
+// it, and checks that `rebase -continue` refuses, saying want, and keeps
+// the change.
+func (p *project) continueRefusesKeepingChange(want string) {
+	p.t.Helper()
+	p.write("nomad/lib/lib.go", p.read("nomad/lib/lib.go")+"// mine\n")
+	p.expect(p.nomadfork("rebase", "-continue"), 1, want)
+	if !strings.HasSuffix(p.read("nomad/lib/lib.go"), "// mine\n") {
+		p.t.Fatal("the change in the work tree was lost")
 	}
 }
