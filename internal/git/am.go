@@ -106,11 +106,8 @@ func (r *Repo) amStep(ctx context.Context, undo Undo, args []string, fix func(st
 	if err == nil {
 		return nil
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if Interrupted(err) {
-		return err
+	if ierr := Interruption(ctx, err); ierr != nil {
+		return ierr
 	}
 	output := string(out)
 	if fix != nil {

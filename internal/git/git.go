@@ -178,13 +178,7 @@ func (r *Repo) Lines(ctx context.Context, args ...string) ([]string, error) {
 func (r *Repo) IsRepo(ctx context.Context) (bool, error) {
 	top, err := r.Line(ctx, "rev-parse", "--show-toplevel")
 	if err != nil {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
-		}
-		if Interrupted(err) {
-			return false, err
-		}
-		return false, nil
+		return false, Interruption(ctx, err)
 	}
 	a, errA := os.Stat(top)
 	b, errB := os.Stat(r.Dir)

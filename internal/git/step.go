@@ -79,6 +79,19 @@ func (r *Repo) step(ctx context.Context, undo Undo, args []string, fn func() err
 	return err
 }
 
+// Interruption returns the interruption behind a failed command's err: the
+// context's error once it ended, err when the command died of an
+// interruption (Interrupted), nil when the failure is an answer.
+func Interruption(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if Interrupted(err) {
+		return err
+	}
+	return nil
+}
+
 // Interrupted reports whether err comes from an interruption: the
 // context ended, or a command died of SIGINT, SIGTERM or SIGKILL (a
 // terminal's Ctrl-C reaches git too, possibly before the tool reacts).

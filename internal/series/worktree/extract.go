@@ -425,14 +425,8 @@ func (t *Tree) patchID(ctx context.Context, data []byte) (string, error) {
 	cmd := t.Repo.Command(ctx, "patch-id", "--stable")
 	cmd.Stdin = bytes.NewReader(data)
 	out, err := cmd.Output()
-	if ctx.Err() != nil {
-		return "", ctx.Err()
-	}
-	if git.Interrupted(err) {
-		return "", err
-	}
 	if err != nil {
-		return "", nil
+		return "", git.Interruption(ctx, err)
 	}
 	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), " ")
 	return id, nil
