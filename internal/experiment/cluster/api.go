@@ -328,3 +328,47 @@ func ServiceJob(id string, count, version, maxParallel int) *Job {
 		}},
 	}
 }
+
+// SnapshotSave saves the servers' Raft state through the API (`nomad
+// operator snapshot save`): the agent forwards the request to the leader
+// and returns the snapshot archive.
+func (c *Client) SnapshotSave(ctx context.Context) ([]byte, error) {
+	var snap []byte
+	if _, err := c.do(ctx, http.MethodGet, "/v1/operator/snapshot", nil, &snap); err != nil {
+		return nil, fmt.Errorf("saving a snapshot: %w", err)
+	}
+	if len(snap) == 0 {
+		return nil, fmt.Errorf("saving a snapshot: empty answer")
+	}
+	return snap, nil
+}
+
+// SnapshotRestore restores a snapshot SnapshotSave returned (`nomad
+// operator snapshot restore`): the leader replaces its state with it and
+// reasserts leadership.
+func (c *Client) SnapshotRestore(ctx context.Context, snap []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, c.Addr+"/v1/operator/snapshot", bytes.NewReader(snap))
+	if err != nil {
+		return err
+	}
+	resp, err := c.HTTP.Do(req)
+	if err != nil {
+		return fmt.Errorf("restoring a snapshot: %w", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("restoring a snapshot: %s: %s", resp.Status, bytes.TrimSpace(body))
+	}
+	return nil
+}
+
+// GarbageCollect runs the servers' garbage collection at once (`nomad
+// system gc`): terminal evaluations, allocations, deployments and jobs
+// are collected whatever their age.
+func (c *Client) GarbageCollect(ctx context.Context) error {
+	if _, err := c.do(ctx, http.MethodPut, "/v1/system/gc", nil, nil); err != nil {
+		return fmt.Errorf("system gc: %w", err)
+	}
+	return nil
+}

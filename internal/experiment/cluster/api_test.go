@@ -144,3 +144,44 @@ func TestClient(t *testing.T) {
 		t.Errorf("a 404 is an error: %v", err)
 	}
 }
+
+func TestClientSnapshotAndGC(t *testing.T) {
+	snap := []byte("\x1f\x8bsnapshot archive")
+	var restored []byte
+	gcs := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/v1/operator/snapshot" && r.Method == http.MethodGet:
+			w.Write(snap)
+		case r.URL.Path == "/v1/operator/snapshot" && r.Method == http.MethodPut:
+			restored, _ = io.ReadAll(r.Body)
+			if string(restored) == "bad" {
+				http.Error(w, "failed to restore", http.StatusInternalServerError)
+			}
+		case r.URL.Path == "/v1/system/gc" && r.Method == http.MethodPut:
+			gcs++
+		default:
+			http.Error(w, "no such path", http.StatusNotFound)
+		}
+	}))
+	defer srv.Close()
+	c := NewClient(strings.TrimPrefix(srv.URL, "http://"))
+	ctx := context.Background()
+	got, err := c.SnapshotSave(ctx)
+	if err != nil || string(got) != string(snap) {
+		t.Fatalf("save: %q, %v", got, err)
+	}
+	if err := c.SnapshotRestore(ctx, got); err != nil || string(restored) != string(snap) {
+		t.Errorf("restore sent %q: %v", restored, err)
+	}
+	if err := c.SnapshotRestore(ctx, []byte("bad")); err == nil || !strings.Contains(err.Error(), "failed to restore") {
+		t.Errorf("a refused restore is an error: %v", err)
+	}
+	if err := c.GarbageCollect(ctx); err != nil || gcs != 1 {
+		t.Errorf("gc: %v, %d requests", err, gcs)
+	}
+	snap = nil
+	if _, err := c.SnapshotSave(ctx); err == nil {
+		t.Error("an empty snapshot is an error")
+	}
+}

@@ -4,8 +4,10 @@
 // joined to the others by a bridge — with three servers replicating over
 // the network (the multi topology, the shape of a production cluster). It
 // gives the benchmark and fault scenarios a small API: start, stop, kill,
-// pause and resume an agent, take a host's link down and up, find the
-// leader, read a host's traffic.
+// pause and resume an agent, take a host's link down and up, separate
+// hosts from each other (pin clients to one server), find the leader, read
+// a host's traffic; its Client saves and restores Raft snapshots and runs
+// the servers' garbage collection.
 package cluster
 
 import (
@@ -347,6 +349,41 @@ func (c *Cluster) Host(name string) *Host {
 		return a.Spec.Host
 	}
 	return nil
+}
+
+// Separate makes the hosts of the agents in a and those in b unreachable
+// from each other, both ways (separated), or reachable again: a partition
+// between two groups that leaves every other path up. Every pair is tried;
+// the errors are joined.
+func (c *Cluster) Separate(ctx context.Context, a, b []*Agent, separated bool) error {
+	var errs []error
+	for _, x := range a {
+		for _, y := range b {
+			if x.Spec.Host == y.Spec.Host {
+				errs = append(errs, fmt.Errorf("%s and %s share a host", x.Spec.Name, y.Spec.Name))
+				continue
+			}
+			errs = append(errs, x.Spec.Host.SetReachable(ctx, y.Spec.Addr, !separated), y.Spec.Host.SetReachable(ctx, x.Spec.Addr, !separated))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Pin separates the clients from every server but server (pinned), so
+// they talk to it alone, or joins them to the others again.
+func (c *Cluster) Pin(ctx context.Context, clients []*Agent, server *Agent, pinned bool) error {
+	return c.Separate(ctx, clients, c.Others(server), pinned)
+}
+
+// Others returns the servers but s.
+func (c *Cluster) Others(s *Agent) []*Agent {
+	var out []*Agent
+	for _, o := range c.Servers {
+		if o != s {
+			out = append(out, o)
+		}
+	}
+	return out
 }
 
 // Stop stops the clients, then the servers: SIGINT, then a kill after a

@@ -233,6 +233,37 @@ func (h *Host) SetLink(ctx context.Context, up bool) error {
 	return sandboxIP(ctx, "link", "set", h.Link, state)
 }
 
+// reachCommands are the commands, run in a host's namespace, that make
+// addr unreachable from it — an unreachable route, so connecting fails at
+// once with "no route to host", then its TCP sockets to addr aborted (ss
+// -K), so no connection made before hangs — or reachable again.
+func reachCommands(addr string, reachable bool) [][]string {
+	route := addr + "/32"
+	if reachable {
+		return [][]string{{"ip", "route", "del", "unreachable", route}}
+	}
+	return [][]string{
+		{"ip", "route", "add", "unreachable", route},
+		{"ss", "-K", "-t", "dst", addr},
+	}
+}
+
+// SetReachable makes addr unreachable from the host, or reachable again:
+// a cut of one direction that, unlike SetLink, leaves the host's other
+// peers reachable. The host's processes get an error at once, as when a
+// firewall rejects the traffic.
+func (h *Host) SetReachable(ctx context.Context, addr string, reachable bool) error {
+	if h.Shared() {
+		return errors.New("the single topology has no hosts to separate: use -topology multi")
+	}
+	for _, argv := range reachCommands(addr, reachable) {
+		if _, err := runCmd(ctx, h.Command(argv...)); err != nil {
+			return fmt.Errorf("host %s: %w", h.Name, err)
+		}
+	}
+	return nil
+}
+
 // LinkCounters are a host's link byte counters, as the host sees them:
 // Sent is what the host sent to the bridge, Received what it got.
 type LinkCounters struct {

@@ -41,3 +41,37 @@ func TestSharedHost(t *testing.T) {
 		t.Errorf("shared host command %q", got)
 	}
 }
+
+func TestReachCommands(t *testing.T) {
+	join := func(cmds [][]string) string {
+		var lines []string
+		for _, c := range cmds {
+			lines = append(lines, strings.Join(c, " "))
+		}
+		return strings.Join(lines, "; ")
+	}
+	if got, want := join(reachCommands("198.51.100.2", false)), "ip route add unreachable 198.51.100.2/32; ss -K -t dst 198.51.100.2"; got != want {
+		t.Errorf("cut: %q, want %q", got, want)
+	}
+	if got, want := join(reachCommands("198.51.100.2", true)), "ip route del unreachable 198.51.100.2/32"; got != want {
+		t.Errorf("heal: %q, want %q", got, want)
+	}
+	h := &Host{Name: "sandbox", Addr: "127.0.0.1"}
+	if err := h.SetReachable(t.Context(), "127.0.0.2", false); err == nil || !strings.Contains(err.Error(), "-topology multi") {
+		t.Errorf("separating on a shared host: %v", err)
+	}
+}
+
+func TestSeparateSharedHost(t *testing.T) {
+	h := &Host{Name: "sandbox", Addr: "127.0.0.1"}
+	s1 := &Agent{Spec: AgentSpec{Name: "server1", Server: true, Host: h}}
+	s2 := &Agent{Spec: AgentSpec{Name: "server2", Server: true, Host: h}}
+	c1 := &Agent{Spec: AgentSpec{Name: "client1", Host: h}}
+	c := &Cluster{Servers: []*Agent{s1, s2}, Clients: []*Agent{c1}}
+	if o := c.Others(s1); len(o) != 1 || o[0] != s2 {
+		t.Errorf("others of server1: %v", o)
+	}
+	if err := c.Pin(t.Context(), c.Clients, s1, true); err == nil || !strings.Contains(err.Error(), "client1 and server2 share a host") {
+		t.Errorf("pinning on one host: %v", err)
+	}
+}
