@@ -132,6 +132,12 @@ type Verdict struct {
 	// concurrent run (mock_driver tasks live in the agent's process, so
 	// they cannot be reattached).
 	Rerun []Finding `json:"rerun,omitempty"`
+	// ClientOnly are allocations a client holds, not running, that the
+	// servers do not hold: created after the snapshot a restore went back
+	// to, or collected. The servers cannot converge to them (their state
+	// no longer has them); they count only if they still run, as
+	// Duplicates.
+	ClientOnly []Finding `json:"client_only,omitempty"`
 }
 
 // Check compares, for every allocation, the servers' ClientStatus,
@@ -147,6 +153,13 @@ type Verdict struct {
 //     not have it);
 //   - the client decided the allocation's health: the servers must hold
 //     the same health.
+//
+// An allocation a client holds that the servers do not (a restore went
+// back to before it, or they collected it) is not a lost update: the
+// servers converge to what the clients ran only as far as their state
+// knows it. It must not run on its client, though: one that does is a
+// duplicate run (the servers place its name again); one that does not is
+// counted in ClientOnly.
 func Check(servers []ServerAlloc, clients map[string]ClientView) Verdict {
 	var v Verdict
 	for _, s := range servers {
@@ -177,6 +190,28 @@ func Check(servers []ServerAlloc, clients map[string]ClientView) Verdict {
 		}
 	}
 	v.Duplicates = append(v.Duplicates, concurrentRuns(servers, clients)...)
+	held := make(map[string]bool, len(servers))
+	for _, s := range servers {
+		held[s.ID] = true
+	}
+	for _, node := range sortedKeys(clients) {
+		view := clients[node]
+		for _, id := range sortedKeys(view) {
+			if held[id] {
+				continue
+			}
+			c := view[id]
+			if c.Running() {
+				v.Duplicates = append(v.Duplicates, Finding{Alloc: id, Node: node, Detail: "it runs on its client; the servers do not hold it"})
+				continue
+			}
+			status := c.Status()
+			if status == "" {
+				status = "without task state"
+			}
+			v.ClientOnly = append(v.ClientOnly, Finding{Alloc: id, Node: node, Detail: "its client holds it " + status + "; the servers do not hold it"})
+		}
+	}
 	return v
 }
 

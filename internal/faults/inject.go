@@ -82,6 +82,12 @@ func (r *run) inject(ctx context.Context) (time.Time, error) {
 		}
 		r.res.Notes = append(r.res.Notes, "leader "+leader.Spec.Name+" paused 15s")
 		return time.Now(), nil
+	case "snapshot-restore":
+		return r.snapshotRestore(ctx)
+	case "stale-read":
+		return r.staleRead(ctx)
+	case "shutdown-flush":
+		return r.shutdownFlush(ctx)
 	}
 	if r.fault.Control || r.fault.Mixed {
 		// The control's fault comes after convergence (dropUpdate); the

@@ -167,6 +167,9 @@ func writeFindings(w io.Writer, r *Result) {
 	for _, x := range r.Duplicates {
 		fmt.Fprintf(w, "  %s: duplicate: %s\n", r.Label, x)
 	}
+	if n := len(r.ClientOnly); n > 0 {
+		fmt.Fprintf(w, "  %s: %d allocation(s) only their client holds, none running (restored away or collected; not counted)\n", r.Label, n)
+	}
 	if r.Error != "" {
 		fmt.Fprintf(w, "  %s: error: %s\n", r.Label, firstLine(r.Error))
 	}

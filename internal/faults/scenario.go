@@ -27,6 +27,9 @@ type run struct {
 	// paused is the agent the fault stopped with SIGSTOP: nobody asks it
 	// anything until it resumes.
 	paused *cluster.Agent
+	// lagging is the follower the stale-read scenario cut off: its
+	// answers are stale, so the run asks the others.
+	lagging *cluster.Agent
 	// counters reads the server counters, summed over the servers.
 	counters *experiment.Counters
 	res      *Result
@@ -75,6 +78,9 @@ func (r *run) job(version int) *cluster.Job {
 	j.TaskGroups[0].Update.ProgressDeadline = 5 * time.Minute
 	if d := r.fault.MaxClientDisconnect; d > 0 {
 		j.TaskGroups[0].MaxClientDisconnect = &d
+	}
+	if d := r.fault.KillAfter; d > 0 {
+		j.TaskGroups[0].Tasks[0].Config["kill_after"] = d.String()
 	}
 	return j
 }
@@ -175,7 +181,7 @@ func (r *run) api(ctx context.Context) (*cluster.Client, error) {
 	var fallback *cluster.Client
 	var errs []error
 	for _, s := range r.c.Servers {
-		if exited, _ := s.Exited(); exited || s == r.paused {
+		if exited, _ := s.Exited(); exited || s == r.paused || s == r.lagging {
 			continue
 		}
 		qctx, cancel := context.WithTimeout(ctx, experiment.QueryTimeout)
@@ -189,7 +195,7 @@ func (r *run) api(ctx context.Context) (*cluster.Client, error) {
 			fallback = s.API
 		}
 		for _, l := range r.c.Servers {
-			if l.Spec.RPCAddr() == addr && l != r.paused {
+			if l.Spec.RPCAddr() == addr && l != r.paused && l != r.lagging {
 				if exited, _ := l.Exited(); !exited {
 					return l.API, nil
 				}

@@ -1,0 +1,294 @@
+package faults
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
+)
+
+// The scenarios in which the servers' view of the clients goes backwards:
+// a restore of an older snapshot, reads served by a follower that lags,
+// and a client stopped while its final updates are unsent.
+
+// metricClientCompleted counts the tasks a client's task runners recorded
+// dead without failing (ended or killed).
+const metricClientCompleted = "nomad_client_allocs_complete"
+
+// snapshotFile is the snapshot-restore scenario's snapshot, kept in the
+// run's directory.
+const snapshotFile = "snapshot.snap"
+
+// staleReadPin is how long the stale-read scenario pins the clients to the
+// lagging follower: shorter than the nodes' heartbeat TTL and grace (about
+// 20 s on a cluster of 3 clients), so no node is marked down.
+const staleReadPin = 8 * time.Second
+
+// flushStall bounds how long the shutdown-flush scenario keeps the leader
+// stalled after it stops the client.
+const flushStall = 3 * time.Second
+
+// snapshotRestore saves a snapshot through the API mid deployment, lets
+// the deployment finish (version 0's allocations stop, version 1's become
+// healthy), then restores the older snapshot. The servers' view goes back
+// to the middle of the deployment while the clients ran on.
+func (r *run) snapshotRestore(ctx context.Context) (time.Time, error) {
+	api, err := r.api(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, time.Minute)
+	snap, err := api.SnapshotSave(sctx)
+	cancel()
+	if err != nil {
+		return time.Time{}, err
+	}
+	saved := time.Now()
+	if err := os.WriteFile(filepath.Join(r.opts.Dir, snapshotFile), snap, 0o644); err != nil {
+		r.logf("keeping the snapshot: %v", err)
+	}
+	r.logf("saved a snapshot of %d bytes mid deployment", len(snap))
+	if err := r.waitDeployment(ctx, 1, r.opts.PhaseTimeout); err != nil {
+		return time.Time{}, fmt.Errorf("the deployment after the snapshot: %w", err)
+	}
+	// The clients' last updates of the deployment (version 0's complete)
+	// land before the servers' view goes back.
+	if err := experiment.Sleep(ctx, r.opts.Settle); err != nil {
+		return time.Time{}, err
+	}
+	if api, err = r.api(ctx); err != nil {
+		return time.Time{}, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	err = api.SnapshotRestore(rctx, snap)
+	cancel()
+	if err != nil {
+		return time.Time{}, err
+	}
+	if _, err := r.c.WaitLeader(ctx, time.Minute); err != nil {
+		return time.Time{}, fmt.Errorf("no leader after the restore: %w", err)
+	}
+	r.logf("restored the snapshot saved %.1fs before", time.Since(saved).Seconds())
+	r.res.Notes = append(r.res.Notes, fmt.Sprintf("snapshot saved mid deployment, restored %.0fs later, after the deployment succeeded", time.Since(saved).Seconds()))
+	return time.Now(), nil
+}
+
+// staleRead makes a follower lag and serves the clients from it: it cuts
+// a follower off from every other agent; the others finish the deployment
+// and collect the stopped allocations (system gc); then it pins every
+// client to the lagging follower (the clients reach it alone, so their
+// reads — AllowStale — are its answers and their writes go through it) for
+// staleReadPin; then it joins the follower to the servers and the clients
+// to every server again.
+func (r *run) staleRead(ctx context.Context) (time.Time, error) {
+	leader, err := r.c.WaitLeader(ctx, time.Minute)
+	if err != nil {
+		return time.Time{}, err
+	}
+	follower := r.c.Others(leader)[0]
+	others := r.c.Others(follower)
+	everyone := append(append([]*cluster.Agent(nil), others...), r.c.Clients...)
+	r.logf("cutting the follower %s off from every other agent", follower.Spec.Name)
+	if err := r.c.Separate(ctx, []*cluster.Agent{follower}, everyone, true); err != nil {
+		return time.Time{}, err
+	}
+	r.lagging = follower
+	// Whatever happens, every agent reaches every other again.
+	healed := false
+	heal := func() error {
+		if healed {
+			return nil
+		}
+		healed = true
+		r.lagging = nil
+		return errors.Join(r.c.Separate(ctx, []*cluster.Agent{follower}, others, false), r.c.Pin(ctx, r.c.Clients, follower, false))
+	}
+	defer func() { _ = heal() }()
+
+	if err := r.waitDeployment(ctx, 1, r.opts.PhaseTimeout); err != nil {
+		return time.Time{}, fmt.Errorf("the deployment while %s lags: %w", follower.Spec.Name, err)
+	}
+	collected, err := r.collect(ctx)
+	if err != nil {
+		return time.Time{}, err
+	}
+	r.logf("deployment successful and %d stopped allocation(s) collected while %s lags", collected, follower.Spec.Name)
+
+	if err := r.c.Separate(ctx, []*cluster.Agent{follower}, r.c.Clients, false); err != nil {
+		return time.Time{}, err
+	}
+	if err := r.c.Pin(ctx, r.c.Clients, follower, true); err != nil {
+		return time.Time{}, err
+	}
+	r.logf("clients pinned to the lagging %s for %s", follower.Spec.Name, staleReadPin)
+	if err := experiment.Sleep(ctx, staleReadPin); err != nil {
+		return time.Time{}, err
+	}
+	if err := heal(); err != nil {
+		return time.Time{}, err
+	}
+	r.res.Notes = append(r.res.Notes, fmt.Sprintf("follower %s cut off while the deployment finished and %d stopped allocation(s) were collected; clients pinned to it for %s", follower.Spec.Name, collected, staleReadPin))
+	return time.Now(), nil
+}
+
+// collect runs the servers' garbage collection and waits until they hold
+// no terminal allocation of version 0 (collected); it returns how many
+// they collected.
+func (r *run) collect(ctx context.Context) (int, error) {
+	before, err := r.allocs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	// The clients' terminal updates of version 0 must have landed: a
+	// running allocation is not collected.
+	err = cluster.WaitFor(ctx, "version 0's allocations to stop", time.Minute, 200*time.Millisecond, func() (bool, error) {
+		before, err = r.allocs(ctx)
+		return err == nil && oldRunning(before) == 0, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	qctx, cancel := context.WithTimeout(ctx, experiment.QueryTimeout)
+	api, err := r.api(qctx)
+	if err == nil {
+		err = api.GarbageCollect(qctx)
+	}
+	cancel()
+	if err != nil {
+		return 0, err
+	}
+	var after []cluster.AllocStub
+	err = cluster.WaitFor(ctx, "the stopped allocations to be collected", time.Minute, 500*time.Millisecond, func() (bool, error) {
+		after, err = r.allocs(ctx)
+		return err == nil && oldVersion(after) == 0, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return len(before) - len(after), nil
+}
+
+// oldRunning counts the allocations of version 0 the servers hold running.
+func oldRunning(allocs []cluster.AllocStub) int {
+	n := 0
+	for _, a := range allocs {
+		if a.JobVersion == 0 && a.ClientStatus == experiment.ClientRunning {
+			n++
+		}
+	}
+	return n
+}
+
+// oldVersion counts the allocations of version 0.
+func oldVersion(allocs []cluster.AllocStub) int {
+	n := 0
+	for _, a := range allocs {
+		if a.JobVersion == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// stoppingOn returns an allocation on the node the servers want stopped
+// while it still runs: its task is being killed, "" when there is none.
+func stoppingOn(allocs []cluster.AllocStub, nodeID string) string {
+	for _, a := range allocs {
+		if a.NodeID == nodeID && a.DesiredStatus != "run" && a.ClientStatus == experiment.ClientRunning {
+			return a.ID
+		}
+	}
+	return ""
+}
+
+// shutdownFlush stops client1 right after its tasks end, while the leader
+// is stalled: it waits until the servers want an allocation on client1
+// stopped (the deployment stops version 0; the job's tasks take
+// Fault.KillAfter to die), stalls the leader (SIGSTOP), waits until
+// client1 counts the task dead, stops the agent (SIGINT) at once,
+// continues the leader once the agent exited or after flushStall, and
+// starts the agent again 5 s later. The final statuses must reach the
+// servers before the agent exits or once it is back.
+func (r *run) shutdownFlush(ctx context.Context) (time.Time, error) {
+	agent := r.c.Agent(faultedClient)
+	node, err := r.node(ctx, faultedClient)
+	if err != nil {
+		return time.Time{}, err
+	}
+	var stopping string
+	err = cluster.WaitFor(ctx, "an allocation on "+faultedClient+" being stopped", 2*time.Minute, 100*time.Millisecond, func() (bool, error) {
+		allocs, err := r.allocs(ctx)
+		stopping = stoppingOn(allocs, node.ID)
+		return stopping != "", err
+	})
+	if err != nil {
+		return time.Time{}, err
+	}
+	local := agent.Spec.Host.LocalAPI(agent.Spec.HTTPAddr())
+	completed := func() (float64, error) {
+		qctx, cancel := context.WithTimeout(ctx, experiment.QueryTimeout)
+		defer cancel()
+		m, err := local.Metrics(qctx)
+		if err != nil {
+			return 0, err
+		}
+		n, _ := m.Value(metricClientCompleted)
+		return n, nil
+	}
+	before, err := completed()
+	if err != nil {
+		return time.Time{}, fmt.Errorf("reading %s's metrics: %w", faultedClient, err)
+	}
+	leader, err := r.c.WaitLeader(ctx, time.Minute)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if err := leader.Pause(); err != nil {
+		return time.Time{}, err
+	}
+	r.paused = leader
+	r.logf("%s is being stopped on %s; leader %s stalled", experiment.ShortID(stopping), faultedClient, leader.Spec.Name)
+	err = cluster.WaitFor(ctx, faultedClient+" to count the task's end", 2*r.fault.KillAfter+10*time.Second, 50*time.Millisecond, func() (bool, error) {
+		n, err := completed()
+		return n > before, err
+	})
+	if err != nil {
+		_ = leader.Resume()
+		r.paused = nil
+		return time.Time{}, err
+	}
+	stopped := make(chan bool, 1)
+	go func() { stopped <- agent.Stop(15 * time.Second) }()
+	exited, graceful := false, true
+	select {
+	case graceful = <-stopped:
+		exited = true
+	case <-time.After(flushStall):
+	case <-ctx.Done():
+	}
+	if err := leader.Resume(); err != nil {
+		return time.Time{}, err
+	}
+	r.paused = nil
+	if !exited {
+		graceful = <-stopped
+	}
+	if !graceful {
+		r.res.Notes = append(r.res.Notes, faultedClient+" did not stop within 15s of SIGINT; killed")
+	}
+	r.logf("%s stopped right after its task ended, leader continued", faultedClient)
+	if err := experiment.Sleep(ctx, 5*time.Second); err != nil {
+		return time.Time{}, err
+	}
+	if err := r.c.Restart(agent); err != nil {
+		return time.Time{}, err
+	}
+	r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s stopped as its task ended (%s being stopped), leader %s stalled meanwhile, started again 5 s later",
+		faultedClient, experiment.ShortID(stopping), leader.Spec.Name))
+	return time.Now(), nil
+}
