@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
@@ -92,23 +93,21 @@ func (r *run) staleRead(ctx context.Context) (time.Time, error) {
 	}
 	follower := r.c.Others(leader)[0]
 	others := r.c.Others(follower)
-	everyone := append(append([]*cluster.Agent(nil), others...), r.c.Clients...)
+	cuts := &separations{c: r.c}
+	heal := func() error {
+		r.lagging = nil
+		return cuts.joinAll(ctx)
+	}
+	defer func() { _ = heal() }()
+	lagging := []*cluster.Agent{follower}
 	r.logf("cutting the follower %s off from every other agent", follower.Spec.Name)
-	if err := r.c.Separate(ctx, []*cluster.Agent{follower}, everyone, true); err != nil {
+	if err := cuts.separate(ctx, lagging, others); err != nil {
+		return time.Time{}, err
+	}
+	if err := cuts.separate(ctx, lagging, r.c.Clients); err != nil {
 		return time.Time{}, err
 	}
 	r.lagging = follower
-	// Whatever happens, every agent reaches every other again.
-	healed := false
-	heal := func() error {
-		if healed {
-			return nil
-		}
-		healed = true
-		r.lagging = nil
-		return errors.Join(r.c.Separate(ctx, []*cluster.Agent{follower}, others, false), r.c.Pin(ctx, r.c.Clients, follower, false))
-	}
-	defer func() { _ = heal() }()
 
 	if err := r.waitDeployment(ctx, 1, r.opts.PhaseTimeout); err != nil {
 		return time.Time{}, fmt.Errorf("the deployment while %s lags: %w", follower.Spec.Name, err)
@@ -119,10 +118,10 @@ func (r *run) staleRead(ctx context.Context) (time.Time, error) {
 	}
 	r.logf("deployment successful and %d stopped allocation(s) collected while %s lags", collected, follower.Spec.Name)
 
-	if err := r.c.Separate(ctx, []*cluster.Agent{follower}, r.c.Clients, false); err != nil {
+	if err := cuts.join(ctx, lagging, r.c.Clients); err != nil {
 		return time.Time{}, err
 	}
-	if err := r.c.Pin(ctx, r.c.Clients, follower, true); err != nil {
+	if err := cuts.separate(ctx, r.c.Clients, others); err != nil {
 		return time.Time{}, err
 	}
 	r.logf("clients pinned to the lagging %s for %s", follower.Spec.Name, staleReadPin)
@@ -134,6 +133,38 @@ func (r *run) staleRead(ctx context.Context) (time.Time, error) {
 	}
 	r.res.Notes = append(r.res.Notes, fmt.Sprintf("follower %s cut off while the deployment finished and %d stopped allocation(s) were collected; clients pinned to it for %s", follower.Spec.Name, collected, staleReadPin))
 	return time.Now(), nil
+}
+
+// separations are the groups of agents a scenario separated, so that it
+// joins them all again whatever happens.
+type separations struct {
+	c    *cluster.Cluster
+	made [][2][]*cluster.Agent
+}
+
+// separate separates a from b (cluster.Separate) and records it, even
+// when it fails part way.
+func (s *separations) separate(ctx context.Context, a, b []*cluster.Agent) error {
+	s.made = append(s.made, [2][]*cluster.Agent{a, b})
+	return s.c.Separate(ctx, a, b, true)
+}
+
+// join joins a and b again and forgets their separation.
+func (s *separations) join(ctx context.Context, a, b []*cluster.Agent) error {
+	s.made = slices.DeleteFunc(s.made, func(m [2][]*cluster.Agent) bool {
+		return slices.Equal(m[0], a) && slices.Equal(m[1], b)
+	})
+	return s.c.Separate(ctx, a, b, false)
+}
+
+// joinAll joins every recorded separation again, the last first.
+func (s *separations) joinAll(ctx context.Context) error {
+	var errs []error
+	for i := len(s.made) - 1; i >= 0; i-- {
+		errs = append(errs, s.c.Separate(ctx, s.made[i][0], s.made[i][1], false))
+	}
+	s.made = nil
+	return errors.Join(errs...)
 }
 
 // collect runs the servers' garbage collection and waits until they hold

@@ -2,7 +2,9 @@
 // experiment/cluster: 3 servers and 3 clients, each on a host of its own inside
 // the sandbox) and checks that nothing is lost: mid rolling deployment it
 // kills the Raft leader, restarts a client, cuts a client's host off for
-// longer than its heartbeat TTL, or stalls the leader; once the fault has
+// longer than its heartbeat TTL, stalls the leader, restores an older
+// snapshot, serves the clients from a follower that lags, or stops a client
+// as its tasks end while the leader stalls; once the fault has
 // ended it waits for the cluster to converge, then compares, for every
 // allocation, the servers' view with the client's own stored state
 // (Check). One scenario runs per sandbox, for every binary.
