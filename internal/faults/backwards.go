@@ -227,19 +227,28 @@ func oldVersion(allocs []cluster.AllocStub) int {
 }
 
 // stoppingOn returns an allocation on the node the servers want stopped
-// while it still runs: its task is being killed, "" when there is none.
-func stoppingOn(allocs []cluster.AllocStub, nodeID string) string {
+// while it still runs and that the previous poll held wanted (run): its
+// task is being killed, the kill just began. "" when there is none; want
+// collects the node's allocations wanted now, for the next poll.
+func stoppingOn(allocs []cluster.AllocStub, nodeID string, wanted map[string]bool) string {
+	found := ""
 	for _, a := range allocs {
-		if a.NodeID == nodeID && a.DesiredStatus != "run" && a.ClientStatus == experiment.ClientRunning {
-			return a.ID
+		if a.NodeID != nodeID {
+			continue
+		}
+		switch {
+		case a.DesiredStatus == "run":
+			wanted[a.ID] = true
+		case wanted[a.ID] && a.ClientStatus == experiment.ClientRunning && found == "":
+			found = a.ID
 		}
 	}
-	return ""
+	return found
 }
 
 // shutdownFlush stops client1 right after its tasks end, while the leader
-// is stalled: it waits until the servers want an allocation on client1
-// stopped (the deployment stops version 0; the job's tasks take
+// is stalled: it waits until the servers newly want an allocation on
+// client1 stopped (the deployment stops version 0; the job's tasks take
 // Fault.KillAfter to die), stalls the leader (SIGSTOP), waits until
 // client1 counts the task dead, stops the agent (SIGINT) at once,
 // continues the leader once the agent exited or after flushStall, and
@@ -251,10 +260,13 @@ func (r *run) shutdownFlush(ctx context.Context) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
+	// A stop the servers just decided: one decided earlier may have
+	// killed its task already.
 	var stopping string
+	wanted := map[string]bool{}
 	err = cluster.WaitFor(ctx, "an allocation on "+faultedClient+" being stopped", 2*time.Minute, 100*time.Millisecond, func() (bool, error) {
 		allocs, err := r.allocs(ctx)
-		stopping = stoppingOn(allocs, node.ID)
+		stopping = stoppingOn(allocs, node.ID, wanted)
 		return stopping != "", err
 	})
 	if err != nil {

@@ -89,17 +89,26 @@ func TestCheckClientOnlyNeedsAView(t *testing.T) {
 }
 
 func TestStoppingOn(t *testing.T) {
-	allocs := []cluster.AllocStub{
+	wanted := map[string]bool{}
+	first := []cluster.AllocStub{
 		{ID: "run", NodeID: "n1", DesiredStatus: "run", ClientStatus: experiment.ClientRunning},
-		{ID: "done", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientComplete},
+		{ID: "early", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
+		{ID: "other", NodeID: "n2", DesiredStatus: "run", ClientStatus: experiment.ClientRunning},
+	}
+	if got := stoppingOn(first, "n1", wanted); got != "" {
+		t.Errorf("first poll: %q; a stop decided before the first poll may be over", got)
+	}
+	second := []cluster.AllocStub{
+		{ID: "run", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
+		{ID: "early", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
 		{ID: "other", NodeID: "n2", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
-		{ID: "stopping", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
 	}
-	if got := stoppingOn(allocs, "n1"); got != "stopping" {
-		t.Errorf("stoppingOn n1 = %q; want stopping", got)
+	if got := stoppingOn(second, "n1", wanted); got != "run" {
+		t.Errorf("second poll: %q; want run, just stopped on n1", got)
 	}
-	if got := stoppingOn(allocs[:3], "n1"); got != "" {
-		t.Errorf("stoppingOn without one = %q", got)
+	second[0].ClientStatus = experiment.ClientComplete
+	if got := stoppingOn(second, "n1", wanted); got != "" {
+		t.Errorf("once complete: %q", got)
 	}
 }
 
