@@ -46,9 +46,21 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		}
 		return op.Refuse("apply")
 	}
+	if op, err := t.InProgress(ctx); err != nil {
+		return err
+	} else if op != nil && strings.HasPrefix(op.Verb, "git ") && op.Verb != "git am" {
+		// The user's rebase, merge or cherry-pick: not the tool's to
+		// discard, even with -force.
+		return op.Refuse("apply")
+	}
 	inAm, err := t.AmInProgress(ctx)
 	if err != nil {
 		return err
+	}
+	if !opts.Abort && !opts.Continue {
+		if err := t.onForkBranch(ctx, opts.Force); err != nil {
+			return err
+		}
 	}
 	if opts.Abort {
 		if len(state.Pending) == 0 {
@@ -142,7 +154,19 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 			start, reset = idx, false
 		}
 	}
-	if reset {
+	offFork := false
+	if reset && opts.Force {
+		// -force checks the fork branch out afresh: whatever branch HEAD
+		// was on (upstream, say) keeps its commits.
+		head, err := t.Head(ctx)
+		if err != nil {
+			return err
+		}
+		if ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD"); head != "" && (err != nil || ref != "refs/heads/"+ForkBranch) {
+			offFork = true
+		}
+	}
+	if reset && !offFork {
 		start, reset, err = t.checkDiscard(ctx, base, state, patches, opts.Force)
 		if err != nil {
 			return err
@@ -173,6 +197,40 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 	}
 	state.Base = base
 	return t.applyFrom(ctx, state, patches, start)
+}
+
+// onForkBranch refuses to apply on any HEAD but the fork branch's: on
+// the upstream branch (which the tool owns), another branch or a detached
+// HEAD, apply would commit the series there. With force it lets apply go
+// on, which then checks out the fork branch afresh.
+func (t *Tree) onForkBranch(ctx context.Context, force bool) error {
+	if force {
+		return nil
+	}
+	if ok, err := t.HasRepo(ctx); !ok || err != nil {
+		return err
+	}
+	head, err := t.Head(ctx)
+	if err != nil || head == "" {
+		return err
+	}
+	ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD")
+	if err == nil && ref == "refs/heads/"+ForkBranch {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	where := "detached"
+	if err == nil {
+		where = "on the branch " + strings.TrimPrefix(ref, "refs/heads/")
+	}
+	short, _ := t.Repo.Line(ctx, "rev-parse", "--short", "HEAD")
+	return &RefusalError{
+		What: hint.Sprintf("HEAD of %s is %s at %s, not on the %q branch the series is applied on: %s would commit the series there", t.Dir, where, short, ForkBranch, hint.Run("apply")),
+		Hint: hint.Sprintf("get back with `git -C %s checkout %s`, then run %s; commits of yours on HEAD that the series should hold: pick them onto %s first (`git -C %s cherry-pick <commit>...`, then %s); %s checks out %s afresh, discarding its unextracted commits",
+			t.Dir, ForkBranch, hint.Run("apply"), ForkBranch, t.Dir, hint.Run("extract"), hint.Run("apply", "-force"), ForkBranch),
+	}
 }
 
 // checkDiscard decides whether the existing commits can be kept (and from

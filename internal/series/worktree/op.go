@@ -46,7 +46,17 @@ func (t *Tree) InProgress(ctx context.Context) (*Op, error) {
 	if err != nil {
 		return nil, err
 	}
+	seq, err := t.Repo.Sequence(ctx)
+	if err != nil {
+		return nil, err
+	}
 	switch {
+	case seq != "" && state.Rebase == nil:
+		// The user's own git operation: the tool never leaves one.
+		return &Op{Verb: "git " + seq,
+			What:   fmt.Sprintf("a `git %s` is in progress in %s", seq, t.Dir),
+			Finish: hint.Sprintf("`git -C %s %s --continue`", t.Dir, seq),
+			Abort:  hint.Sprintf("`git -C %s %s --abort`", t.Dir, seq)}, nil
 	case state.Rebase != nil && state.Rebase.Stopped != "":
 		return &Op{Verb: "rebase",
 			What:   fmt.Sprintf("a rebase onto %s is stopped at a conflict in %s", state.Rebase.Onto, state.Rebase.Stopped),
