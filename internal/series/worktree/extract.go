@@ -98,7 +98,11 @@ func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]
 			}
 		}
 		if len(edited) > 0 || len(added) > 0 {
-			return nil, nil, &EditedError{Dir: dir, Files: edited, Added: added}
+			keep, err := t.keepBoth(ctx, state, append(append([]string{}, edited...), added...))
+			if err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, &EditedError{Dir: dir, Files: edited, Added: added, Keep: keep}
 		}
 	}
 	head, err := t.Head(ctx)
