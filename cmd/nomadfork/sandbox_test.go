@@ -124,4 +124,3 @@ func TestSandboxSecondSignalLeavesNothing(t *testing.T) {
 		t.Error("nomadfork sandbox stopped by a second signal exited 0")
 	}
 }
-
