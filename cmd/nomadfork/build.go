@@ -12,6 +12,15 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 	if err := e.parseOptions("build", "[-o file] [-check-ui] [-tree dir -test -metadata m]", args, &o); err != nil {
 		return err
 	}
+	if o.Tree == "" {
+		// The line's work tree: no apply or rebase may change it
+		// half-way through the build.
+		release, err := e.lock("build")
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
 	return e.Build(ctx, o)
 }
 

@@ -8,7 +8,7 @@ import (
 )
 
 func runExport(ctx context.Context, e *env, args []string) error {
-	o := export.Options{Out: filepath.Join(e.Out, "export")}
+	o := export.Options{Out: filepath.Join(e.Out, "export"), Scratch: filepath.Join(e.Out, "export-scratch")}
 	if err := e.parseOptions("export", "[-o dir] [-verify [-no-build]]", args, &o); err != nil {
 		return err
 	}

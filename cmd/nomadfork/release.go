@@ -26,5 +26,5 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 }
 
 func init() {
-	register(command{Name: "release", Run: runRelease}, command{Name: release.UICheckArg, Entry: release.UICheckMain})
+	register(command{Name: "release", Run: runRelease, Lock: true}, command{Name: release.UICheckArg, Entry: release.UICheckMain})
 }

@@ -334,14 +334,16 @@ func Classify(ctx context.Context, err error) End {
 		return End{Kind: Done}
 	case errors.As(err, &flagErr):
 		return End{Kind: Done, Err: err, Code: 2}
+	case errors.As(err, &exit):
+		// The verb's own outcome, such as the exit code of the command
+		// the sandbox ran, which a signal may have ended.
+		return End{Kind: Exit, Err: err, Code: int(exit)}
 	case ctx.Err() != nil || git.Interrupted(err):
 		// Before usage errors: a lookup the interruption cut short can
 		// read as a bad argument (an unknown line).
 		return End{Kind: Interrupted, Err: err, Step: progress.Current(), Code: ExitInterrupted}
 	case errors.As(err, &usageErr):
 		return End{Kind: Usage, Err: err, Code: 2}
-	case errors.As(err, &exit):
-		return End{Kind: Exit, Err: err, Code: int(exit)}
 	}
 	return End{Kind: Failed, Err: err, Code: 1}
 }

@@ -31,6 +31,9 @@ func TestClassify(t *testing.T) {
 		{context.Background(), errors.New("boom"), Failed, 1},
 		// An interruption wins over a usage error it caused.
 		{cancelled, UsageError{errors.New("unknown line")}, Interrupted, ExitInterrupted},
+		// The exit code of a command a signal ended (the sandbox's) is
+		// the verb's outcome, not an interruption to resume.
+		{cancelled, ExitCode(3), Exit, 3},
 	} {
 		end := Classify(tc.ctx, tc.err)
 		if end.Kind != tc.kind || end.Code != tc.code {

@@ -182,6 +182,34 @@ func (r *Repo) AmInProgress(ctx context.Context) (bool, error) {
 	return err == nil, nil
 }
 
+// Sequence names a git operation a user started that is stopped in the
+// repository, waiting for --continue or --abort: "rebase", "merge",
+// "cherry-pick" or "revert"; "" when none is (a `git am` session is
+// AmInProgress's).
+func (r *Repo) Sequence(ctx context.Context) (string, error) {
+	dir, err := r.GitDir(ctx)
+	if err != nil {
+		return "", err
+	}
+	exists := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}
+	switch {
+	case exists("rebase-merge"):
+		return "rebase", nil
+	case exists("rebase-apply") && !exists(filepath.Join("rebase-apply", "applying")):
+		return "rebase", nil
+	case exists("MERGE_HEAD"):
+		return "merge", nil
+	case exists("CHERRY_PICK_HEAD") || exists(filepath.Join("sequencer", "todo")):
+		return "cherry-pick", nil
+	case exists("REVERT_HEAD"):
+		return "revert", nil
+	}
+	return "", nil
+}
+
 // RemoveStaleIndexLock removes the index lock a git process killed by an
 // interruption left behind. Callers hold the tool's lock, so no git command
 // of the tool is running in the repository.

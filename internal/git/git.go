@@ -147,6 +147,25 @@ func (r *Repo) removeKilledLock(start time.Time) {
 	}
 }
 
+// RunInput is like RunEnv with stdin as git's standard input. Its error
+// is an *Error carrying git's stderr: the cause, such as a full disk.
+func (r *Repo) RunInput(ctx context.Context, stdin string, env []string, args ...string) (string, error) {
+	cmd := r.Command(ctx, args...)
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil || Interrupted(err) {
+			r.removeKilledLock(start)
+		}
+		return stdout.String(), &Error{Args: args, Err: err, Stderr: stderr.String()}
+	}
+	return stdout.String(), nil
+}
+
 // Line runs git and returns the first line of its output, trimmed.
 func (r *Repo) Line(ctx context.Context, args ...string) (string, error) {
 	out, err := r.Run(ctx, args...)

@@ -2,9 +2,11 @@ package git
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -112,5 +114,24 @@ func TestRemoveKilledLockInLinkedWorkTree(t *testing.T) {
 	}
 	if _, err := os.Stat(old); err != nil {
 		t.Errorf("the older lock %s was removed", old)
+	}
+}
+
+// RunInput's error carries git's stderr, the cause: extract's rewrite of
+// a commit message once failed on a nearly full disk with "exit status
+// 128" and nothing more.
+func TestRunInputErrorSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	r := &Repo{Dir: dir}
+	if _, err := r.Run(context.Background(), "init", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := r.RunInput(context.Background(), "msg\n", nil, "commit-tree", "0123456789012345678901234567890123456789", "-F", "-")
+	var gerr *Error
+	if !errors.As(err, &gerr) || !strings.Contains(err.Error(), "not a valid") {
+		t.Errorf("RunInput error = %v, want a *git.Error with git's message", err)
+	}
+	if full := (&Error{Err: err, Stderr: "error: unable to write file: No space left on device"}); !errors.Is(full, syscall.ENOSPC) {
+		t.Error("a git error of a full disk is not ENOSPC")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -69,7 +70,7 @@ func Acquire(file, verb string, removed func(Stale)) (release func(), err error)
 		if rerr != nil && errors.Is(rerr, os.ErrNotExist) {
 			continue // released meanwhile
 		}
-		if rerr == nil && json.Unmarshal(old, &h) == nil && h.PID > 0 && alive(h.PID) && isNomadfork(h.PID) {
+		if rerr == nil && json.Unmarshal(old, &h) == nil && h.PID > 0 && alive(h.PID) && isNomadfork(h.PID) && !startedAfter(h.PID, h.Started) {
 			return nil, &HeldError{File: file, Holder: h}
 		}
 		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -87,9 +88,20 @@ func Acquire(file, verb string, removed func(Stale)) (release func(), err error)
 // name, or one of its arguments, names nomadfork, or it runs the same
 // executable): a pid the system reused for another program holds no lock.
 func isNomadfork(pid int) bool {
+	if pid == 1 {
+		// init, or a container's entry point: never the holder of a
+		// lock it did not take running as pid 1 of this namespace, and
+		// a lock naming it was written elsewhere (another namespace).
+		return false
+	}
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	if err != nil {
-		return true // cannot tell: assume it does
+		// Another user's process: its command line is readable.
+		cmdline, cerr := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if cerr != nil {
+			return true // cannot tell: assume it does
+		}
+		return strings.Contains(string(cmdline), "nomadfork")
 	}
 	if self, err := os.Executable(); err == nil && filepath.Clean(self) == filepath.Clean(strings.TrimSuffix(exe, " (deleted)")) {
 		return true
@@ -102,4 +114,54 @@ func isNomadfork(pid int) bool {
 func alive(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// startedAfter reports whether the process pid started after the lock was
+// taken at t (a second's slack for the clocks): then its pid was reused
+// and it is not the lock's holder. False when it cannot tell.
+func startedAfter(pid int, t time.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	start, ok := processStart(pid)
+	return ok && start.After(t.Add(time.Second))
+}
+
+// processStart returns when the process pid started, from /proc: its start
+// in clock ticks after boot (field 22 of /proc/<pid>/stat) and the boot
+// time (btime of /proc/stat).
+func processStart(pid int) (time.Time, bool) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return time.Time{}, false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	if i < 0 {
+		return time.Time{}, false
+	}
+	// After "pid (comm)": state is field 3, starttime field 22.
+	f := strings.Fields(string(stat[i+1:]))
+	if len(f) < 20 {
+		return time.Time{}, false
+	}
+	ticks, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return time.Time{}, false
+	}
+	sys, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}, false
+	}
+	for _, line := range strings.Split(string(sys), "\n") {
+		if v, ok := strings.CutPrefix(line, "btime "); ok {
+			boot, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return time.Time{}, false
+			}
+			// USER_HZ is 100 on every Linux ABI Go supports.
+			const hz = 100
+			return time.Unix(boot, 0).Add(time.Duration(ticks) * time.Second / hz), true
+		}
+	}
+	return time.Time{}, false
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestAcquireExcludesAndReleases(t *testing.T) {
@@ -72,4 +73,37 @@ func TestAcquireClearsLockOfReusedPid(t *testing.T) {
 	if len(notices) != 1 || notices[0].Holder.PID != cmd.Process.Pid {
 		t.Errorf("notices = %+v", notices)
 	}
+}
+
+// A lock naming pid 1 (written in another pid namespace, or by hand) is
+// stale: pid 1 never holds the tool's lock, and the advice to `kill 1`
+// was wrong.
+func TestAcquireClearsLockOfPid1(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "nomadfork.lock")
+	data, _ := json.Marshal(Holder{PID: 1, Verb: "apply", Started: time.Now().UTC()})
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release, err := Acquire(file, "apply", func(Stale) {})
+	if err != nil {
+		t.Fatalf("lock naming pid 1: %v", err)
+	}
+	release()
+}
+
+// A lock whose pid now belongs to a process started after the lock was
+// taken (the pid reused, even by another nomadfork) is stale.
+func TestAcquireClearsLockOfProcessStartedLater(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "nomadfork.lock")
+	// This process runs the same executable (isNomadfork says yes) and
+	// started after the lock's date.
+	data, _ := json.Marshal(Holder{PID: os.Getpid(), Verb: "apply", Started: time.Now().Add(-24 * time.Hour).UTC()})
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	release, err := Acquire(file, "apply", func(Stale) {})
+	if err != nil {
+		t.Fatalf("lock dated before its pid's process started: %v", err)
+	}
+	release()
 }

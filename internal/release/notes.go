@@ -15,7 +15,7 @@ func Notes(upstream, version string, stamp build.Stamp, patches []series.Patch) 
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Nomad %s\n\n", version)
 	fmt.Fprintf(&b, "nomad-client-fork's release of upstream Nomad %s (github.com/hashicorp/nomad, MPL-2.0) with the line's %d patch(es).\n\n", upstream, len(patches))
-	fmt.Fprintf(&b, "- Work tree revision: %s, committed %s (the build date `nomad version` prints)\n", stamp.Revision, stamp.Date)
+	fmt.Fprintf(&b, "- Work tree revision: %s, committed %s (the build date `nomad version` prints): upstream %s plus exactly the patches below, one commit each (the release verb refuses any other HEAD: its commits must re-export byte for byte as the line's patch files)\n", stamp.Revision, stamp.Date, upstream)
 	fmt.Fprintf(&b, "- Built like upstream's official release: `-tags %s`, `CGO_ENABLED=1`, `-trimpath`, the version set with `-ldflags`\n", strings.Join(build.Release.Tags, ","))
 	fmt.Fprintf(&b, "- Go toolchain: %s (GOTOOLCHAIN); linux/arm64 cross-built with Debian's gcc-aarch64-linux-gnu\n", build.Toolchain)
 	fmt.Fprintf(&b, "- Debian packages: version %s, upstream's package layout (.release/linux), upgrade over the official `nomad` package and back (docs/release.md)\n\n", DebVersion(version))

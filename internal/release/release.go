@@ -145,6 +145,13 @@ func stageRelease(ctx context.Context, o Options) (r *Release, err error) {
 	if err := os.MkdirAll(o.Scratch, 0o755); err != nil {
 		return nil, err
 	}
+	// Stages a release killed outright left (the verb holds the tool's
+	// lock: no other release is staging).
+	if old, err := filepath.Glob(filepath.Join(o.Scratch, "stage-*")); err == nil {
+		for _, d := range old {
+			_ = os.RemoveAll(d)
+		}
+	}
 	tmp, err := os.MkdirTemp(o.Scratch, "stage-")
 	if err != nil {
 		return nil, fmt.Errorf("staging the release: %w", err)

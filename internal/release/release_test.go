@@ -302,9 +302,17 @@ func TestMake_ReproducibleVerifiedAtomic(t *testing.T) {
 	tree := toyTree(t)
 	base := t.TempDir()
 	o := toyOptions(t, tree, filepath.Join(base, "dist"))
+	// A stage a release killed outright (kill -9) left goes.
+	if err := os.MkdirAll(filepath.Join(o.Scratch, "stage-killed"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(o.Scratch, "stage-killed", "nomad.zip"), "partial", 0o644)
 	r, err := Make(ctx, o)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(o.Scratch, "stage-killed")); err == nil {
+		t.Error("Make left the stage a killed release left in the scratch directory")
 	}
 	want := []string{
 		"RELEASE.md", "SHA256SUMS",

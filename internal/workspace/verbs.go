@@ -80,7 +80,39 @@ func (w *Workspace) Build(ctx context.Context, o build.Options) error {
 	if err != nil {
 		return err
 	}
+	if o.Tree == "" && o.Metadata == "" {
+		// Labelled as what it is: the fork release only when HEAD is
+		// the line's series.
+		why, err := w.unapplied(ctx)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			fork, err := build.ForkRelease(w.Changelog, p.Version())
+			if err != nil {
+				return err
+			}
+			o.Metadata = fork + DevSuffix
+			hint.Fprint(w.Log, hint.Sprintf("note: %s is not the series of %s applied (%s): the binary is labelled %s+%s, not the fork's release; %s or %s makes it so",
+				hint.WorkTree, w.Line.Dir, why, p.Version(), o.Metadata, hint.Run("extract"), hint.Run("apply")))
+		}
+	}
 	return release.Build(ctx, o, w.Tree.Repo, p.Version(), w.Changelog, filepath.Join(w.Out, "ui-check"), w.Log)
+}
+
+// DevSuffix ends the version metadata of a binary built from a work tree
+// that is not the line's series applied: 1.5.3+fork.1.dev.
+const DevSuffix = ".dev"
+
+// unapplied says how the line's work tree differs from its series
+// applied on the pinned upstream (worktree.Tree.Unapplied); "" when it
+// does not.
+func (w *Workspace) unapplied(ctx context.Context) (string, error) {
+	patches, _, base, err := w.Tree.SeriesAndBase(ctx, w.Line.Dir, w.Line.Pin, true)
+	if err != nil {
+		return "", err
+	}
+	return w.Tree.Unapplied(ctx, base, patches)
 }
 
 // Status tries the selected line's series against the versions o names
@@ -103,6 +135,17 @@ func (w *Workspace) Status(ctx context.Context, o rebase.StatusOptions, generate
 func (w *Workspace) Release(ctx context.Context, verify bool) error {
 	if err := w.Tree.Require(ctx, worktree.Need{Verb: "release", Base: true}); err != nil {
 		return err
+	}
+	why, err := w.unapplied(ctx)
+	if err != nil {
+		return err
+	}
+	if why != "" {
+		return &worktree.RefusalError{
+			What: hint.Sprintf("%s is not the series of %s applied on the pinned upstream: %s; a release is exactly that, and its RELEASE.md says so", hint.WorkTree, w.Line.Dir, why),
+			Hint: hint.Sprintf("run %s to write your commits to patches/, or %s to make the work tree hold patches/ (`git -C %s checkout %s` first if HEAD is elsewhere); then release again. %s builds any HEAD, labelled as what it is",
+				hint.Run("extract"), hint.Run("apply"), w.Tree.Dir, worktree.ForkBranch, hint.Run("build")),
+		}
 	}
 	o, err := release.LineOptions(w.Tree.Repo, w.Line.Pin, w.Line.Dir, w.Changelog, filepath.Join(w.Root, "dist"), filepath.Join(w.Out, "release"), w.Log)
 	if err != nil {

@@ -15,7 +15,9 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -74,11 +76,20 @@ func Command(argv []string) (*exec.Cmd, error) {
 	cmd.Stdin = os.Stdin
 	cmd.Stdout = os.Stdout
 	cmd.Stderr = os.Stderr
+	// Whenever the tool dies (a second signal, kill -9), unshare dies
+	// too, and with it (--kill-child) the sandbox's init, the namespace's
+	// pid 1, whose end kills every process inside: nothing outlives the
+	// tool.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	return cmd, nil
 }
 
 // Run runs argv inside a new sandbox with the given environment (nil: the
-// current one) and working directory, wired to the current standard streams.
+// current one) and working directory, wired to the current standard
+// streams. SIGINT, SIGTERM and SIGHUP the tool receives meanwhile go to
+// the sandbox's init, which passes them on to argv (unshare itself
+// ignores them); when Run returns, or the tool dies, no process of the
+// sandbox runs.
 func Run(dir string, env []string, argv ...string) error {
 	cmd, err := Command(argv)
 	if err != nil {
@@ -86,7 +97,64 @@ func Run(dir string, env []string, argv ...string) error {
 	}
 	cmd.Dir = dir
 	cmd.Env = env
-	return cmd.Run()
+	// Pdeathsig follows the thread that started unshare: keep it.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	signals := make(chan os.Signal, 4)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case sig := <-signals:
+			if pid := initOf(cmd.Process.Pid); pid > 0 {
+				_ = syscall.Kill(pid, sig.(syscall.Signal))
+			} else {
+				// The sandbox's init is not running (yet, or any
+				// more): nothing inside to stop gracefully.
+				_ = cmd.Process.Kill()
+			}
+		}
+	}
+}
+
+// initOf returns the host pid of the sandbox's init, the one child of
+// unshare (pid), or 0 when it has none.
+func initOf(pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err == nil {
+		for _, f := range strings.Fields(string(data)) {
+			if n, err := strconv.Atoi(f); err == nil {
+				return n
+			}
+		}
+		return 0
+	}
+	// Kernels without CONFIG_PROC_CHILDREN: the process whose parent is
+	// unshare.
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", n))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces and parens.
+		rest := string(stat[strings.LastIndexByte(string(stat), ')')+1:])
+		if f := strings.Fields(rest); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			return n
+		}
+	}
+	return 0
 }
 
 // Init runs as the first process of the sandbox: it sets up the network,

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 )
@@ -120,6 +121,8 @@ func (p Profile) Build(ctx context.Context, dir, out string, s Stamp, t Target) 
 	cmd := exec.CommandContext(ctx, "go", p.Args(s, abs)...)
 	cmd.Dir = dir
 	cmd.Env = p.Env(t)
+	// A tool killed outright (kill -9) takes its build with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Stdout = os.Stderr
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {

@@ -42,9 +42,11 @@ type Result struct {
 	Changelogs []string
 }
 
-// Export applies patches onto base in a scratch work tree of repo, rewrites
-// each commit for upstream and writes the mbox to dir/series.mbox.
-func Export(ctx context.Context, repo *git.Repo, base string, patches []series.Patch, dir string, log io.Writer) (*Result, error) {
+// Export applies patches onto base in a scratch work tree of repo at
+// scratch (a directory the tool owns: it is replaced), rewrites each
+// commit for upstream and writes the mbox to dir/series.mbox. In dir it
+// writes only the mboxes, never a scratch tree: dir is the user's.
+func Export(ctx context.Context, repo *git.Repo, base string, patches []series.Patch, dir, scratch string, log io.Writer) (*Result, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -52,7 +54,7 @@ func Export(ctx context.Context, repo *git.Repo, base string, patches []series.P
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return nil, fmt.Errorf("output directory: %w; give -o a directory you can write", err)
 	}
-	wt, cleanup, err := repo.Scratch(ctx, filepath.Join(abs, "tree"), base)
+	wt, cleanup, err := repo.Scratch(ctx, scratch, base)
 	if err != nil {
 		return nil, err
 	}

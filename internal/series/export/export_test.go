@@ -17,7 +17,7 @@ func TestExportUnwritableOutput(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Export(context.Background(), nil, "HEAD", nil, filepath.Join(file, "export"), io.Discard)
+	_, err := Export(context.Background(), nil, "HEAD", nil, filepath.Join(file, "export"), filepath.Join(file, "scratch"), io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "give -o a directory you can write") {
 		t.Fatalf("Export: %v; want an error naming -o", err)
 	}

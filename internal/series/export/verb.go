@@ -20,6 +20,9 @@ type Options struct {
 	// am onto a fresh upstream tree, building it unless NoBuild.
 	Out             string
 	Verify, NoBuild bool
+	// Scratch is the tool's own directory for the scratch work trees
+	// (tree/, verify/): never under Out, whose files are the user's.
+	Scratch string
 }
 
 // Flags declares the options' flags on fs; -o defaults to o.Out.
@@ -61,13 +64,13 @@ func Verb(ctx context.Context, o Options, t *worktree.Tree, dir, root, pinFile s
 	if err != nil {
 		return err
 	}
-	res, err := Export(ctx, t.Repo, base, patches, o.Out, t.Log)
+	res, err := Export(ctx, t.Repo, base, patches, o.Out, filepath.Join(o.Scratch, "tree"), t.Log)
 	if err != nil {
 		return err
 	}
 	hint.Fprint(t.Log, hint.Sprintf("wrote %s (%d patches) and %d PR mboxes; branches %s* in %s (one per PR)", res.Mbox, len(patches), len(res.PRs), BranchPrefix, hint.WorkTree))
 	if o.Verify {
-		return VerifyPRs(ctx, t.Repo, base, res.PRs, filepath.Join(o.Out, "verify"), !o.NoBuild, t.Log)
+		return VerifyPRs(ctx, t.Repo, base, res.PRs, filepath.Join(o.Scratch, "verify"), !o.NoBuild, t.Log)
 	}
 	return nil
 }

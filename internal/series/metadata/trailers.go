@@ -115,10 +115,10 @@ func (p *Patch) LintInSeries(number, total int, pinned string) []error {
 		switch {
 		case n == number:
 			errs = append(errs, fmt.Errorf("Depends-On: %04d names the patch itself", n))
-		case n > number:
-			errs = append(errs, fmt.Errorf("Depends-On: %04d is a later patch; a patch can only depend on earlier ones (reorder the series)", n))
 		case n < 1 || n > total:
 			errs = append(errs, fmt.Errorf("Depends-On: %04d: the series has no such patch (0001..%04d)", n, total))
+		case n > number:
+			errs = append(errs, fmt.Errorf("Depends-On: %04d is a later patch; a patch can only depend on earlier ones (reorder the series)", n))
 		case seen[n]:
 			errs = append(errs, fmt.Errorf("Depends-On: %04d appears twice", n))
 		}

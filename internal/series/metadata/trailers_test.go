@@ -55,6 +55,8 @@ func TestLintInSeries(t *testing.T) {
 		{[]string{"Depends-On: 0003"}, 3, "names the patch itself"},
 		{[]string{"Depends-On: 0004"}, 3, "is a later patch"},
 		{[]string{"Depends-On: 0000"}, 3, "no such patch"},
+		// Beyond the series: no such patch, not "a later patch".
+		{[]string{"Depends-On: 0099"}, 3, "no such patch (0001..0004)"},
 		{[]string{"Depends-On: 0001", "Depends-On: 0001"}, 3, "appears twice"},
 	}
 	for _, c := range cases {

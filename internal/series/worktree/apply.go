@@ -46,9 +46,21 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		}
 		return op.Refuse("apply")
 	}
+	if op, err := t.InProgress(ctx); err != nil {
+		return err
+	} else if op != nil && strings.HasPrefix(op.Verb, "git ") && op.Verb != "git am" {
+		// The user's rebase, merge or cherry-pick: not the tool's to
+		// discard, even with -force.
+		return op.Refuse("apply")
+	}
 	inAm, err := t.AmInProgress(ctx)
 	if err != nil {
 		return err
+	}
+	if !opts.Abort && !opts.Continue {
+		if err := t.onForkBranch(ctx, opts.Force); err != nil {
+			return err
+		}
 	}
 	if opts.Abort {
 		if len(state.Pending) == 0 {
@@ -142,7 +154,19 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 			start, reset = idx, false
 		}
 	}
-	if reset {
+	offFork := false
+	if reset && opts.Force {
+		// -force checks the fork branch out afresh: whatever branch HEAD
+		// was on (upstream, say) keeps its commits.
+		head, err := t.Head(ctx)
+		if err != nil {
+			return err
+		}
+		if ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD"); head != "" && (err != nil || ref != "refs/heads/"+ForkBranch) {
+			offFork = true
+		}
+	}
+	if reset && !offFork {
 		start, reset, err = t.checkDiscard(ctx, base, state, patches, opts.Force)
 		if err != nil {
 			return err
@@ -173,6 +197,40 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 	}
 	state.Base = base
 	return t.applyFrom(ctx, state, patches, start)
+}
+
+// onForkBranch refuses to apply on any HEAD but the fork branch's: on
+// the upstream branch (which the tool owns), another branch or a detached
+// HEAD, apply would commit the series there. With force it lets apply go
+// on, which then checks out the fork branch afresh.
+func (t *Tree) onForkBranch(ctx context.Context, force bool) error {
+	if force {
+		return nil
+	}
+	if ok, err := t.HasRepo(ctx); !ok || err != nil {
+		return err
+	}
+	head, err := t.Head(ctx)
+	if err != nil || head == "" {
+		return err
+	}
+	ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD")
+	if err == nil && ref == "refs/heads/"+ForkBranch {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	where := "detached"
+	if err == nil {
+		where = "on the branch " + strings.TrimPrefix(ref, "refs/heads/")
+	}
+	short, _ := t.Repo.Line(ctx, "rev-parse", "--short", "HEAD")
+	return &RefusalError{
+		What: hint.Sprintf("HEAD of %s is %s at %s, not on the %q branch the series is applied on: %s would commit the series there", t.Dir, where, short, ForkBranch, hint.Run("apply")),
+		Hint: hint.Sprintf("get back with `git -C %s checkout %s`, then run %s; commits of yours on HEAD that the series should hold: pick them onto %s first (`git -C %s cherry-pick <commit>...`, then %s); %s checks out %s afresh, discarding its unextracted commits",
+			t.Dir, ForkBranch, hint.Run("apply"), ForkBranch, t.Dir, hint.Run("extract"), hint.Run("apply", "-force"), ForkBranch),
+	}
 }
 
 // checkDiscard decides whether the existing commits can be kept (and from
@@ -212,14 +270,20 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 		return 0, true, err
 	}
 	matched := series.Matching(files, patches)
-	if head != state.Applied && matched < len(files) && !force {
-		var items []string
-		for _, f := range files[matched:] {
-			items = append(items, f.Name)
-		}
+	if items := reallyDiffer(files[matched:], patches, state); head != state.Applied && len(items) > 0 && !force {
 		advice := hint.Sprintf("run %s to write them to patches/, or %s to discard them", hint.Run("extract"), hint.Run("apply", "-force"))
 		if ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD"); err != nil || ref != "refs/heads/"+ForkBranch {
 			advice = hint.Sprintf("HEAD is not on the %q branch: put its commits there with `git -C %s checkout -B %s`, then run %s; or run %s to discard them", ForkBranch, t.Dir, ForkBranch, hint.Run("extract"), hint.Run("apply", "-force"))
+		} else if edited := editedSince(patches, state); len(edited) > 0 {
+			// extract would refuse the edited patch files: say how to
+			// keep both.
+			keep, err := t.keepBoth(ctx, state, edited)
+			if err != nil {
+				return 0, true, err
+			}
+			if !keep.IsZero() {
+				advice = keep
+			}
 		}
 		return 0, true, &RefusalError{
 			What:  hint.Sprintf("%s has commits that differ from patches/ and would be lost:", t.Dir),
@@ -233,6 +297,91 @@ func (t *Tree) checkDiscard(ctx context.Context, base string, state *State, patc
 		return matched, false, nil
 	}
 	return 0, true, nil
+}
+
+// reallyDiffer names the commits' patches that neither patches/ holds
+// nor nomadfork last wrote or applied (state.Hashes): the work a reset
+// would lose. A commit that is the series as last applied is not, even
+// when its patch file was edited since.
+func reallyDiffer(files []series.File, patches []series.Patch, state *State) []string {
+	have := map[string]string{}
+	for _, p := range patches {
+		have[p.Name] = series.Hash(p.Data)
+	}
+	var names []string
+	for _, f := range files {
+		h := series.Hash(f.Data)
+		if have[f.Name] == h || state.Hashes[f.Name] == h {
+			continue
+		}
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+// editedSince names the patch files of patches/ changed, added or removed
+// since nomadfork last wrote or applied them.
+func editedSince(patches []series.Patch, state *State) []string {
+	if len(state.Hashes) == 0 {
+		return nil
+	}
+	var names []string
+	seen := map[string]bool{}
+	for _, p := range patches {
+		seen[p.Name] = true
+		if state.Hashes[p.Name] != series.Hash(p.Data) {
+			names = append(names, p.Name)
+		}
+	}
+	for name := range state.Hashes {
+		if !seen[name] {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// KeepBranch is the branch the keep-both sequence saves the commits on.
+const KeepBranch = "nomadfork-keep"
+
+// keepBoth returns the sequence that keeps both patch files edited by
+// hand and commits not extracted yet, when the commits lie on top of the
+// series as last applied or extracted: save them on a branch, apply the
+// edited patches/, pick the commits onto it, extract. Zero when the
+// commits do not lie on top (then they and the edits change the same
+// patches: only the user can merge them).
+func (t *Tree) keepBoth(ctx context.Context, state *State, edited []string) (hint.Message, error) {
+	if state.Applied == "" {
+		return hint.Message{}, nil
+	}
+	head, err := t.Head(ctx)
+	if err != nil || head == state.Applied {
+		return hint.Message{}, err
+	}
+	if _, err := t.Repo.Run(ctx, "merge-base", "--is-ancestor", state.Applied, "HEAD"); err != nil {
+		if ctx.Err() != nil {
+			return hint.Message{}, ctx.Err()
+		}
+		return hint.Message{}, nil
+	}
+	first := ""
+	dirty, err := t.Repo.Status(ctx)
+	if err != nil {
+		return hint.Message{}, err
+	}
+	if len(dirty) > 0 {
+		first = "commit or stash the uncommitted changes, then "
+	}
+	applied := state.Applied
+	if len(applied) > 12 {
+		applied = applied[:12]
+	}
+	return hint.Sprintf("to keep both the edited patch files (%s) and the commits after the series as last applied (%s..HEAD), %srun in turn:\n"+
+		"\tgit -C %s branch -f %s HEAD\n\t%s\n\tgit -C %s cherry-pick %s..%s   (a conflict: resolve it, `git cherry-pick --continue`)\n\t%s\n\tgit -C %s branch -D %s\n"+
+		"or keep one side only: %s discards the edits, %s the commits",
+		strings.Join(edited, ", "), applied, first,
+		t.Dir, KeepBranch, hint.Run("apply", "-force"), t.Dir, applied, KeepBranch, hint.Run("extract"), t.Dir, KeepBranch,
+		hint.Run("extract", "-force"), hint.Run("apply", "-force")), nil
 }
 
 // continueAm finishes the stopped `git am` and returns the index of the next

@@ -96,6 +96,9 @@ type EditedError struct {
 	Dir   string
 	Files []string
 	Added []string
+	// Keep, when set, is the sequence that keeps both the edited files
+	// and the work tree's commits not extracted yet.
+	Keep hint.Message
 }
 
 func (e *EditedError) Error() string { return e.Render(nil) }
@@ -114,12 +117,12 @@ func (e *EditedError) Render(r hint.Renderer) string {
 			items = append(items, f+" (added, not in the work tree)")
 		}
 	}
-	return (&RefusalError{
-		What:  what,
-		Items: items,
-		Hint: hint.Sprintf("to keep them, run %s first (it applies patches/ to the work tree), then %s; to discard them, run %s",
-			hint.Run("apply"), hint.Run("extract"), hint.Run("extract", "-force")),
-	}).Render(r)
+	advice := hint.Sprintf("to keep them, run %s first (it applies patches/ to the work tree), then %s; to discard them, run %s",
+		hint.Run("apply"), hint.Run("extract"), hint.Run("extract", "-force"))
+	if !e.Keep.IsZero() {
+		advice = e.Keep
+	}
+	return (&RefusalError{What: what, Items: items, Hint: advice}).Render(r)
 }
 
 // DependencyGoneError is returned by Extract when a patch's Depends-On

@@ -98,7 +98,11 @@ func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]
 			}
 		}
 		if len(edited) > 0 || len(added) > 0 {
-			return nil, nil, &EditedError{Dir: dir, Files: edited, Added: added}
+			keep, err := t.keepBoth(ctx, state, append(append([]string{}, edited...), added...))
+			if err != nil {
+				return nil, nil, err
+			}
+			return nil, nil, &EditedError{Dir: dir, Files: edited, Added: added, Keep: keep}
 		}
 	}
 	head, err := t.Head(ctx)
@@ -468,15 +472,15 @@ func (t *Tree) rewriteMessages(ctx context.Context, base string, edit map[int]fu
 		if len(f) != 7 {
 			return fmt.Errorf("reading commit %s: %q", c, info)
 		}
-		cmd := t.Repo.Command(ctx, "commit-tree", f[0], "-p", parent, "-F", "-")
-		cmd.Env = append(cmd.Env, "GIT_AUTHOR_NAME="+f[1], "GIT_AUTHOR_EMAIL="+f[2], "GIT_AUTHOR_DATE="+f[3],
-			"GIT_COMMITTER_NAME="+f[4], "GIT_COMMITTER_EMAIL="+f[5], "GIT_COMMITTER_DATE="+f[6])
-		cmd.Stdin = strings.NewReader(msg)
-		out, err := cmd.Output()
+		// git's stderr in the error says why it failed (a full disk:
+		// the caller then says where to free space).
+		out, err := t.Repo.RunInput(ctx, msg, []string{"GIT_AUTHOR_NAME=" + f[1], "GIT_AUTHOR_EMAIL=" + f[2], "GIT_AUTHOR_DATE=" + f[3],
+			"GIT_COMMITTER_NAME=" + f[4], "GIT_COMMITTER_EMAIL=" + f[5], "GIT_COMMITTER_DATE=" + f[6]},
+			"commit-tree", f[0], "-p", parent, "-F", "-")
 		if err != nil {
 			return fmt.Errorf("rewriting the message of %s: %w", c, err)
 		}
-		parent, changed = strings.TrimSpace(string(out)), true
+		parent, changed = strings.TrimSpace(out), true
 	}
 	if _, err := t.Repo.Run(ctx, "update-ref", "-m", "nomadfork extract: renumber Depends-On", "refs/heads/"+ForkBranch, parent, oldHead); err != nil {
 		return err

@@ -1,10 +1,13 @@
 package worktree
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
@@ -46,7 +49,17 @@ func (t *Tree) InProgress(ctx context.Context) (*Op, error) {
 	if err != nil {
 		return nil, err
 	}
+	seq, err := t.Repo.Sequence(ctx)
+	if err != nil {
+		return nil, err
+	}
 	switch {
+	case seq != "" && state.Rebase == nil:
+		// The user's own git operation: the tool never leaves one.
+		return &Op{Verb: "git " + seq,
+			What:   fmt.Sprintf("a `git %s` is in progress in %s", seq, t.Dir),
+			Finish: hint.Sprintf("`git -C %s %s --continue`", t.Dir, seq),
+			Abort:  hint.Sprintf("`git -C %s %s --abort`", t.Dir, seq)}, nil
 	case state.Rebase != nil && state.Rebase.Stopped != "":
 		return &Op{Verb: "rebase",
 			What:   fmt.Sprintf("a rebase onto %s is stopped at a conflict in %s", state.Rebase.Onto, state.Rebase.Stopped),
@@ -162,3 +175,87 @@ func (t *Tree) Require(ctx context.Context, n Need) error {
 // ErrNothing is returned by Apply for -continue or -abort without an apply
 // in progress.
 var ErrNothing = errors.New("no apply in progress")
+
+// Unapplied says how HEAD differs from patches applied on base, the
+// line's series on its pinned upstream: "" when HEAD is exactly that, on
+// the fork branch with no operation in progress (uncommitted changes are
+// the caller's to judge). What build and release label their binary by.
+func (t *Tree) Unapplied(ctx context.Context, base string, patches []series.Patch) (string, error) {
+	ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD")
+	if err != nil || ref != "refs/heads/"+ForkBranch {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		if err != nil {
+			return "HEAD is detached, not on the " + ForkBranch + " branch", nil
+		}
+		return "HEAD is on the branch " + strings.TrimPrefix(ref, "refs/heads/") + ", not on " + ForkBranch, nil
+	}
+	op, err := t.InProgress(ctx)
+	if err != nil {
+		return "", err
+	}
+	if op != nil {
+		return op.What, nil
+	}
+	if _, err := t.Repo.Run(ctx, "merge-base", "--is-ancestor", base, "HEAD"); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "HEAD is not based on the pinned upstream", nil
+	}
+	state, err := t.LoadState(ctx)
+	if err != nil {
+		return "", err
+	}
+	head, err := t.Head(ctx)
+	if err != nil {
+		return "", err
+	}
+	if head == state.Applied && state.Base == base && len(state.Resolved) == 0 && sameHashes(state.Hashes, series.PatchHashes(patches)) {
+		// Applied from patches/ as they are (a patch edited by hand
+		// re-exports with other index lines until extracted).
+		return "", nil
+	}
+	files, err := series.Export(ctx, t.Repo, base, "HEAD")
+	if err != nil {
+		return "", err
+	}
+	have := map[string][]byte{}
+	for _, p := range patches {
+		have[p.Name] = p.Data
+	}
+	var differ, missing []string
+	inHead := map[string]bool{}
+	for _, f := range files {
+		inHead[f.Name] = true
+		if d, ok := have[f.Name]; !ok || !bytes.Equal(d, f.Data) {
+			differ = append(differ, f.Name)
+		}
+	}
+	for _, p := range patches {
+		if !inHead[p.Name] {
+			missing = append(missing, p.Name)
+		}
+	}
+	var why []string
+	if len(differ) > 0 {
+		why = append(why, fmt.Sprintf("%d commit(s) of HEAD differ from patches/ (%s)", len(differ), strings.Join(differ, ", ")))
+	}
+	if len(missing) > 0 {
+		why = append(why, fmt.Sprintf("HEAD lacks %d patch(es) of patches/ (%s)", len(missing), strings.Join(missing, ", ")))
+	}
+	return strings.Join(why, "; "), nil
+}
+
+func sameHashes(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
