@@ -25,7 +25,9 @@ s=open(p).read()
 assert s.count(old)==1, (p, old)
 open(p,'w').write(s.replace(old,new))
 PY
-  out=$(go test -count=1 -timeout 180s -run "$re" $pkg 2>&1)
+  # -vet=off: on the v1.5.3 line (go 1.26.0) go test's vet refuses upstream's
+  # nomad/ package (non-constant format strings), which would count as caught.
+  out=$(go test -vet=off -count=1 -timeout 180s -run "$re" $pkg 2>&1)
   if echo "$out" | grep -q '^ok'; then echo "MUTATION $name: tests PASS (not caught!)"; survived=1; else echo "MUTATION $name: tests FAIL (caught)"; echo "$out" | grep -E -- '--- FAIL|Error|expected|panic' | head -8; fi
   git checkout -q -- "$file"
 }
@@ -129,5 +131,8 @@ run migrate-symlink-outside client/allocwatcher/migrate_paths.go '	if filepath.I
 		return true
 	}' '' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SymlinkOutside$'
 git checkout -q -- client/allocrunner/alloc_runner.go
+# server-side security fixes (issue 34)
+run acl-policy-job-prefix nomad/state/state_store.go '	iter, err := txn.Get("acl_policy", "job", ns, jobID)' '	iter, err := txn.Get("acl_policy", "job_prefix", ns, jobID)' ./nomad/ 'TestResolveClaims_JobIDPrefix$'
+run task-named-alloc nomad/structs/structs.go '	} else if reservedTaskNames[t.Name] {' '	} else if false && reservedTaskNames[t.Name] {' ./nomad/structs/ 'TestTask_Validate_ReservedName$'
 git status --short
 exit $survived

@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/version"
+	"os"
 	"path/filepath"
 	"strings"
+
+	"golang.org/x/mod/modfile"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/contract"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/gotest"
@@ -84,7 +88,11 @@ func Contract(ctx context.Context, o Options, retry, keep bool) error {
 	// baseline's, with the patch as the reason.
 	skip := &gotest.Baseline{Header: []string{"contract: the client baseline plus the tests Changes-Test trailers name"}}
 	skip.Tests = append(append(skip.Tests, known.Tests...), changed...)
-	r := suiteRun{name: "contract: upstream's unchanged tests on the patched code", logs: "tests", suite: s, flags: []string{noVet}, rep: gotest.NewReport(), upstream: true}
+	vet, err := userVet(filepath.Join(tr.Dir, "go.mod"))
+	if err != nil {
+		return err
+	}
+	r := suiteRun{name: "contract: upstream's unchanged tests on the patched code", logs: "tests", suite: s, flags: vet, rep: gotest.NewReport(), upstream: true}
 	what := fmt.Sprintf("go test of %d packages with upstream's unchanged tests (sandboxed, skipping %d baseline failures and %d Changes-Test tests)", len(pkgs), len(known.Tests), len(changed))
 	if err := progress.Step(o.Log, what, func() error { return s.RunWithBaseline(ctx, pkgs, r.flags, skip, r.rep) }); err != nil {
 		return err
@@ -96,14 +104,38 @@ func Contract(ctx context.Context, o Options, retry, keep bool) error {
 }
 
 // noVet turns off the vet checks go test runs before the tests, for runs of
-// upstream's unchanged test files on the patched code (contract, revdeps
-// -run). Vet is a static check, not part of the behaviour those tests
-// compare: a series that raises the module's go directive to 1.24 or later
-// makes vet report non-constant format strings in upstream's own files
-// (t.Fatalf(err.Error())), which would stop their packages' tests from
-// running at all. check still vets what each patch changes against
-// upstream's findings.
+// upstream's unchanged test files on the patched code (contract on a tree
+// at go 1.24 or later, revdeps -run). Vet is a static check, not part of
+// the behaviour those tests compare: a series that raises the module's go
+// directive to 1.24 or later makes vet report non-constant format strings
+// in upstream's own files (t.Fatalf(err.Error())), which would stop their
+// packages' tests from running at all. It is the flag README's go-test
+// section and 0011's message tell users to pass there. check still vets
+// what each patch changes against upstream's findings.
 const noVet = "-vet=off"
+
+// vetPrintfConstGo is the go directive from which go test's printf check
+// refuses non-constant format strings.
+const vetPrintfConstGo = "1.24"
+
+// userVet returns the vet flags a user's go test of the tree at the
+// module gomod needs for upstream's unchanged tests: none (go test's
+// default checks) while the go directive is older than 1.24, else noVet.
+// contract runs with them, so it runs upstream's tests as a user does.
+func userVet(gomod string) ([]string, error) {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return nil, fmt.Errorf("reading the go directive: %w", err)
+	}
+	f, err := modfile.ParseLax(gomod, data, nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading the go directive: %w", err)
+	}
+	if f.Go == nil || version.Compare("go"+f.Go.Version, "go"+vetPrintfConstGo) < 0 {
+		return nil, nil
+	}
+	return []string{noVet}, nil
+}
 
 // ChangedTests returns the tests the series' Changes-Test trailers name, as
 // baseline entries of module's packages whose reason names the patch.

@@ -169,7 +169,8 @@ func lastLine(s string) string {
 }
 
 // Verify reads the build information of the binary at path and checks
-// that it was built by the profile for t with the pinned toolchain.
+// that it was built by the profile for t with the pinned toolchain and
+// none of Go's security limits switched off (CheckGODEBUG).
 func (p Profile) Verify(path string, t Target) error {
 	return p.verify(path, t, Toolchain)
 }
@@ -190,6 +191,11 @@ func (p Profile) verify(path string, t Target, goVersion string) error {
 		"GOARCH":      t.Arch,
 	}
 	for _, s := range info.Settings {
+		if s.Key == "DefaultGODEBUG" {
+			if err := CheckGODEBUG(s.Value); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+		}
 		if w, ok := want[s.Key]; ok {
 			if s.Value != w {
 				return fmt.Errorf("%s was built with %s=%s, want %s", path, s.Key, s.Value, w)
