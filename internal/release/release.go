@@ -45,6 +45,9 @@ type Options struct {
 	Fork string
 	// Patches is the line's series.
 	Patches []series.Patch
+	// Security is the line's table of Nomad's security record, for
+	// RELEASE.md.
+	Security string
 	// Dist is where releases go: Dist/<version>/.
 	Dist string
 	// Scratch is a directory on the same file system as Dist where the
@@ -195,7 +198,7 @@ func stageRelease(ctx context.Context, o Options) (r *Release, err error) {
 		}
 		r.Files = append(r.Files, zip, deb)
 	}
-	notes, err := Notes(o.Upstream, version, stamp, o.Patches)
+	notes, err := Notes(o.Upstream, version, stamp, o.Patches, o.Security)
 	if err != nil {
 		return nil, err
 	}

@@ -203,7 +203,7 @@ func patchWith(t *testing.T, name, subject, trailers string) series.Patch {
 func TestNotes(t *testing.T) {
 	stamp := build.Stamp{Metadata: "fork.1", Revision: "abc", Date: "2023-04-04T20:09:50Z"}
 	p := patchWith(t, "0001-client-x.patch", "client: x", "Upstream-Status: submitted https://github.com/hashicorp/nomad/pull/1\n")
-	notes, err := Notes("v1.5.3", "1.5.3+fork.1", stamp, []series.Patch{p})
+	notes, err := Notes("v1.5.3", "1.5.3+fork.1", stamp, []series.Patch{p}, "| ID |\n|---|\n| CVE-2025-4922 |\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,10 @@ func TestNotes(t *testing.T) {
 		}
 	}
 	bad := patchWith(t, "0002-client-y.patch", "client: y", "")
-	if _, err := Notes("v1.5.3", "1.5.3+fork.1", stamp, []series.Patch{bad}); err == nil {
+	if !strings.Contains(notes, "## Security") || !strings.Contains(notes, "| CVE-2025-4922 |") || !strings.Contains(notes, "safe to run as") {
+		t.Errorf("RELEASE.md lacks the line's security table:\n%s", notes)
+	}
+	if _, err := Notes("v1.5.3", "1.5.3+fork.1", stamp, []series.Patch{bad}, ""); err == nil {
 		t.Fatal("Notes accepted a patch without Upstream-Status")
 	}
 }

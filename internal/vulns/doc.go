@@ -19,6 +19,8 @@ type DocInput struct {
 	Advisories   []Advisory
 	// Patches maps patch numbers (0001) to their file names.
 	Patches map[string]string
+	// Record is Nomad's security record decided on the line.
+	Record *RecordCheck
 }
 
 // Doc renders the line's security document (Markdown): every advisory of
@@ -37,7 +39,15 @@ func Doc(in DocInput) []byte {
 	p("reachable** (govulncheck found the vulnerable module or package, but no path from the\n")
 	p("code to a vulnerable symbol).\n\n")
 
-	p("## Nomad's own advisories\n\n")
+	if in.Record != nil {
+		p("## Nomad's security record\n\n")
+		p("Every security fix Nomad published since 2023 (`%s`: upstream's changelogs and\n", RecordFile)
+		p("advisories, facts only), with its status on this line: **fixed by NNNN** (the patches whose\n")
+		p("`Advisory:` trailers name it), **affected** (decided from the line's code: the reason and\n")
+		p("the mitigation until it is fixed) or **not affected** (the reason).\n\n")
+		p("%s\n", RecordTable(in.Record.Statuses))
+	}
+	p("## Nomad's advisories in the vulnerability database\n\n")
 	if len(in.Advisories) == 0 {
 		p("None in the database affects this line.\n\n")
 	} else {

@@ -29,6 +29,9 @@ type LineScan struct {
 	From string
 	// Out is the directory govulncheck.json and vulns.json go to.
 	Out string
+	// Root is the repository (its RecordFile); Statuses the line's
+	// statuses of the record's entries.
+	Root, Statuses string
 	// Scanning is called before the scan with what it scans, to say so.
 	Scanning func(prep *Prepared) string
 	Log      io.Writer
@@ -43,6 +46,8 @@ type Result struct {
 	// Patches maps the series' numbers (0001) to their file names.
 	Patches map[string]string
 	Gate    *Gate
+	// Record is Nomad's security record decided on the line.
+	Record *RecordCheck
 }
 
 // Run prepares the tools, scans Tree (or reads From), writes the
@@ -102,6 +107,9 @@ func (r LineScan) Run(ctx context.Context) (*Result, error) {
 		res.Patches[fmt.Sprintf("%04d", pt.Number)] = pt.Name
 	}
 	res.Gate = Check(GateInput{Report: res.Report, Baseline: res.Baseline, Advisories: res.Advisories, Patches: res.Patches})
+	if res.Record, err = LineRecord(r.Root, r.Statuses, patches, res.Advisories, true); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -110,7 +118,7 @@ func (r LineScan) Run(ctx context.Context) (*Result, error) {
 // what makes it.
 func (res *Result) WriteDoc(file, line, command, baselineFile string) error {
 	data := Doc(DocInput{Line: line, Command: command, Pins: res.Prepared.Pins, Report: res.Report, Baseline: res.Baseline,
-		BaselineFile: baselineFile, Advisories: res.Advisories, Patches: res.Patches})
+		BaselineFile: baselineFile, Advisories: res.Advisories, Patches: res.Patches, Record: res.Record})
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}

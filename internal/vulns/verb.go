@@ -57,6 +57,7 @@ func (j Job) Run(ctx context.Context) error {
 		Tools: Tools{ModDir: filepath.Join(j.Root, "tools", "vulns"), Cache: filepath.Join(j.Out, "vulns"), Log: j.Log},
 		Line:  lineName, Module: p.Module.Path, Version: p.Version(),
 		Tree: j.Line.WorkTree, Patches: j.Line.Dir, Baseline: baselineFile,
+		Root: j.Root, Statuses: StatusFile(j.Line.Baselines, lineName),
 		Patterns: strings.Fields(o.Pkgs), From: o.From, Out: out, Log: j.Log,
 		Scanning: func(prep *Prepared) string {
 			return hint.Text(j.Log, hint.Sprintf("govulncheck %s in %s with %s (a symbol-level scan of the nomad binary takes minutes)", o.Pkgs, hint.WorkTree, prep.Toolchain))
@@ -80,10 +81,25 @@ func (j Job) Run(ctx context.Context) error {
 		fmt.Fprintf(j.Log, "wrote %s\n", docFile)
 	}
 	fmt.Fprintf(j.Log, "wrote %s and %s\n", filepath.Join(out, "govulncheck.json"), filepath.Join(out, "vulns.json"))
+	failed := false
 	if !res.Gate.OK() {
 		fmt.Fprint(j.Stderr, res.Gate.Explain(relBaseline))
+		failed = true
+	}
+	for _, pr := range res.Record.Problems {
+		fmt.Fprintln(j.Stderr, pr)
+		failed = true
+	}
+	if failed {
 		return cli.ExitCode(1)
 	}
+	fmt.Fprintf(j.Log, "vulns: the record's %d entries all have a status on %s\n", len(res.Record.Statuses), lineName)
 	fmt.Fprintf(j.Log, "vulns: ok against %s (%d entries)\n", relBaseline, len(res.Baseline.Entries))
 	return nil
+}
+
+// StatusFile is the file of a line's statuses of the record's entries,
+// next to its baselines.
+func StatusFile(baselines, line string) string {
+	return filepath.Join(baselines, "security-"+line+".tsv")
 }

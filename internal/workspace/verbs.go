@@ -2,8 +2,10 @@ package workspace
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
@@ -150,6 +152,16 @@ func (w *Workspace) Release(ctx context.Context, verify bool) error {
 	o, err := release.LineOptions(w.Tree.Repo, w.Line.Pin, w.Line.Dir, w.Changelog, filepath.Join(w.Root, "dist"), filepath.Join(w.Out, "release"), w.Log)
 	if err != nil {
 		return err
+	}
+	rec, err := vulns.LineRecord(w.Root, vulns.StatusFile(w.Line.Baselines, w.Line.Name), o.Patches, nil, false)
+	if err != nil {
+		return err
+	}
+	if len(rec.Problems) > 0 {
+		return fmt.Errorf("the line's security record is incomplete (RELEASE.md shows it):\n%s\nrun %s", strings.Join(rec.Problems, "\n"), "`make vulns`")
+	}
+	if len(rec.Statuses) > 0 {
+		o.Security = vulns.RecordTable(rec.Statuses)
 	}
 	return release.Verb(ctx, o, verify, w.Root)
 }

@@ -18,10 +18,15 @@ import (
 //	Ref: <https url>                      (repeatable) a related issue or PR the patch does not fix
 //	Changes-Test: <pkg dir> <TestName>    (repeatable) an upstream test whose behaviour the patch
 //	                                      deliberately changes; the body says why
+//	Advisory: <ID>                        (repeatable) an advisory the patch fixes, one ID each
+//	                                      (CVE-…, GH-…, GO-…, GHSA-…), as docs/security/record.tsv names it
 const (
 	DependsOnKey   = "Depends-On"
 	RefKey         = "Ref"
 	ChangesTestKey = "Changes-Test"
+	// AdvisoryKey names, one ID per trailer, an advisory the patch fixes:
+	// an entry of docs/security/record.tsv by its ID or an alias.
+	AdvisoryKey = "Advisory"
 )
 
 var (
@@ -97,6 +102,11 @@ func (p *Patch) lintTrailers() []error {
 			errs = append(errs, fmt.Errorf("Depends-On %q: want the 4-digit number of an earlier patch of the series, such as 0003", v))
 		}
 	}
+	for _, v := range p.Values(AdvisoryKey) {
+		if !AdvisoryRE.MatchString(v) {
+			errs = append(errs, fmt.Errorf("Advisory %q: want one advisory ID per trailer, such as CVE-2025-4922, GH-24541 or GO-2024-2670", v))
+		}
+	}
 	if len(p.Values(ChangesTestKey)) > 0 && p.Body == "" {
 		errs = append(errs, fmt.Errorf("Changes-Test: the commit message body must say why the test's behaviour changes"))
 	}
@@ -135,3 +145,11 @@ func (p *Patch) LintInSeries(number, total int, pinned string) []error {
 	}
 	return errs
 }
+
+// AdvisoryRE is the form of an Advisory trailer's value: a CVE, an
+// upstream GitHub issue or PR (GH-), a Go vulnerability database entry or
+// a GitHub security advisory.
+var AdvisoryRE = regexp.MustCompile(`^(CVE-[0-9]{4}-[0-9]{4,}|GH-[0-9]+|GO-[0-9]{4}-[0-9]{4,}|GHSA(-[0-9a-z]{4}){3})$`)
+
+// Advisories returns the IDs the patch's Advisory trailers name.
+func (p *Patch) Advisories() []string { return p.Values(AdvisoryKey) }

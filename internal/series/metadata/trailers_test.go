@@ -30,6 +30,13 @@ func TestLintSeriesTrailers(t *testing.T) {
 		{"Changes-Test: /abs/dir TestX", "not a package directory"},
 		{"Changes-Test: ../up TestX", "not a package directory"},
 		{"Changes-Test: client helperFunc", "not a top-level test name"},
+		{"Advisory: CVE-2025-4922", ""},
+		{"Advisory: GH-24541", ""},
+		{"Advisory: GO-2024-2670", ""},
+		{"Advisory: GHSA-rx97-6c62-55mf", ""},
+		{"Advisory: CVE-2025-4922, CVE-2024-1329", "one advisory ID per trailer"},
+		{"Advisory: cve-2025-4922", "one advisory ID per trailer"},
+		{"Advisory: #24541", "one advisory ID per trailer"},
 	}
 	for _, c := range cases {
 		errs := withTrailers(c.trailer).Lint()
