@@ -48,24 +48,37 @@ run failed-batch-overwrites-newer client/alloc_updates.go '		if !newer {
 # 0004: the dedupe and its forget paths
 run no-dedupe client/alloc_update_dedupe.go '	return server.gone || server.acked && allocUpdateAcknowledged(alloc, server.alloc)' '	return server.gone' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run gone-sent client/alloc_update_dedupe.go '	return server.gone || server.acked && allocUpdateAcknowledged(alloc, server.alloc)' '	return server.acked && allocUpdateAcknowledged(alloc, server.alloc)' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
-run gone-never-forgotten client/alloc_update_dedupe.go '			if server.gone {
-				delete(b.server, id)' '			if false {
-				delete(b.server, id)' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run gone-never-forgotten client/alloc_update_dedupe.go '		if server.gone {
+			delete(b.server, id)' '		if false {
+			delete(b.server, id)' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run dedupe-ignores-task-states client/alloc_update_dedupe.go '		reflect.DeepEqual(update.NetworkStatus, acked.NetworkStatus) &&
 		reflect.DeepEqual(update.TaskStates, acked.TaskStates)' '		reflect.DeepEqual(update.NetworkStatus, acked.NetworkStatus)' ./client/ 'TestAllocUpdateAcknowledged$'
-run dedupe-while-sending client/alloc_update_dedupe.go 'if _, sending := b.sending[alloc.ID]; sending || failedToStart {' 'if failedToStart {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
-run dedupe-failed-to-start client/alloc_update_dedupe.go 'if _, sending := b.sending[alloc.ID]; sending || failedToStart {' 'if _, sending := b.sending[alloc.ID]; sending {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run dedupe-while-sending client/alloc_update_dedupe.go 'if _, sending := b.sending[alloc.ID]; sending || failedToStart || alloc.ClientTerminalStatus() {' 'if failedToStart || alloc.ClientTerminalStatus() {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+run dedupe-failed-to-start client/alloc_update_dedupe.go 'if _, sending := b.sending[alloc.ID]; sending || failedToStart || alloc.ClientTerminalStatus() {' 'if _, sending := b.sending[alloc.ID]; sending || alloc.ClientTerminalStatus() {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run dedupe-after-contradicting-pull client/alloc_update_dedupe.go 'prev.acked && !allocServerStateChanged(prev.alloc, alloc)' 'prev.acked' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
 run stale-ack-recorded client/alloc_updates.go '} else if b.sendingSince == b.forgotten {' '} else {' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
-run no-forget-on-failed-heartbeat client/client.go '		// send the next update of each
+run no-forget-on-failed-heartbeat client/client.go '		// send the newest update of each
 		c.allocUpdates.forgetServerState()
-		c.triggerDiscovery()' '		// send the next update of each
+		c.triggerDiscovery()' '		// send the newest update of each
 		c.triggerDiscovery()' ./client/ 'TestClient_ForgetsAllocServerState$'
-run no-forget-on-status-change client/client.go '		// status: send the next update of each
-		c.allocUpdates.forgetServerState()' '		// status: send the next update of each' ./client/ 'TestClient_ForgetsAllocServerState$'
+run no-forget-on-status-change client/client.go '		// status: send the newest update of each
+		c.allocUpdates.forgetServerState()' '		// status: send the newest update of each' ./client/ 'TestClient_ForgetsAllocServerState$'
 run no-forget-on-failed-send client/alloc_updates.go '	if err != nil {
 		b.forgetLocked()
 	}' '' ./client/ 'TestAllocUpdateBuffer_DropsAcknowledged$'
+# 0004 (issue 31): gone only on evidence, terminal never dropped, #18541's
+# re-queue, the servers going back
+run stale-answer-marks-gone client/alloc_update_dedupe.go 'if _, ok := listed[id]; ok || index < server.index {' 'if _, ok := listed[id]; ok {' ./client/ 'TestAllocUpdateBuffer_GoneOnEvidence$'
+run terminal-dropped client/alloc_update_dedupe.go 'sending || failedToStart || alloc.ClientTerminalStatus() {' 'sending || failedToStart {' ./client/ 'TestAllocUpdateBuffer_GoneOnEvidence$'
+run no-requeue-on-forget client/alloc_update_dedupe.go '	b.forgetLocked()
+	b.requeueAllLocked()
+}' '	b.forgetLocked()
+}' ./client/ 'TestClient_ForgetsAllocServerState$'
+run no-forget-on-registration client/client.go '	c.allocUpdates.forgetServerState()
+
+	c.logger.Info("node registration complete")' '	c.logger.Info("node registration complete")' ./client/ 'TestClient_ForgetsAllocServerState$'
+run backwards-answer-ignored client/alloc_update_dedupe.go '	if index < b.index {' '	if false {' ./client/ 'TestAllocUpdateBuffer_ServersGoBackwards$'
+run backwards-alloc-ignored client/alloc_update_dedupe.go '		if modifyIndex < prev.modifyIndex {' '		if false {' ./client/ 'TestAllocUpdateBuffer_ServersGoBackwards$'
 # 0005: the rule and the cadence
 run no-urgency client/alloc_update_priority.go 'func allocUpdatePriorityOf(update, server *structs.Allocation) allocUpdatePriority {' 'func allocUpdatePriorityOf(update, server *structs.Allocation) allocUpdatePriority {
 	return allocUpdateTypical' ./client/ 'TestAllocUpdatePriority$|TestClient_AllocSync_Cadence$'
@@ -74,7 +87,7 @@ run unknown-server-typical client/alloc_update_priority.go '	statusChanged := se
 	}
 	statusChanged := update.ClientStatus != server.ClientStatus' ./client/ 'TestAllocUpdatePriority$'
 run status-change-typical client/alloc_update_priority.go '	statusChanged := server == nil || update.ClientStatus != server.ClientStatus' '	statusChanged := server == nil' ./client/ 'TestAllocUpdatePriority$'
-run health-typical client/alloc_update_priority.go '	case statusChanged || !pointer.Eq(allocHealthy(update), allocHealthy(server)):' '	case statusChanged:' ./client/ 'TestAllocUpdatePriority$'
+run health-typical client/alloc_update_priority.go '	case statusChanged || !pointer.Eq(allocHealthy(update), allocHealthy(server)) ||' '	case statusChanged ||' ./client/ 'TestAllocUpdatePriority$'
 run terminal-not-at-once client/alloc_update_priority.go '	case statusChanged && update.ClientTerminalStatus():' '	case false:' ./client/ 'TestAllocUpdatePriority$|TestAllocUpdateBuffer_Urgent$|TestClient_AllocSync_LeadingEdge$'
 run every-status-change-at-once client/alloc_update_priority.go '	case statusChanged && update.ClientTerminalStatus():' '	case statusChanged:' ./client/ 'TestAllocUpdatePriority$|TestAllocUpdateBuffer_Urgent$'
 run every-urgent-wakes client/alloc_updates.go '	if priority == allocUpdateAtOnce {' '	if priority >= allocUpdateUrgent {' ./client/ 'TestAllocUpdateBuffer_Urgent$'
@@ -102,6 +115,7 @@ run at-once-restarts-ticker client/alloc_updates.go '			if !atOnce {
 run typical-not-held client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if true {' ./client/ 'TestClient_AllocSync_Cadence$'
 run typical-after-quiet-spell client/alloc_updates.go '			typical = ticks%allocSyncTypicalTicks == 0' '			typical = ticks >= allocSyncTypicalTicks' ./client/ 'TestClient_AllocSync_Cadence$'
 run urgent-waits-for-typical client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if retry || typical {' ./client/ 'TestClient_AllocSync_Cadence$'
+run task-handle-typical client/alloc_update_priority.go '		allocTaskHandlesChanged(update, server):' '		false:' ./client/ 'TestAllocUpdatePriority$'
 run failed-typical-waits client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if typical || c.allocUpdates.hasUrgent() {' ./client/ 'TestClient_AllocSync_Cadence$'
 # 0006: the shutdown flush
 run no-shutdown-flush client/client.go '	c.flushAllocUpdates()
@@ -109,6 +123,12 @@ run no-shutdown-flush client/client.go '	c.flushAllocUpdates()
 run flush-beside-send-in-flight client/alloc_updates.go '	c.allocUpdates.sendLock.Lock()
 	defer c.allocUpdates.sendLock.Unlock()
 ' '' ./client/ 'TestClient_FlushAllocUpdates$'
+# 0003 and 0006 (issue 31): only confirmed sends count, the unsent logged, the
+# flush ends within Shutdown
+run unconfirmed-counted-sent client/alloc_updates.go '	if err == nil && resp.Index == 0 {' '	if false {' ./client/ 'TestClient_SyncAllocUpdates_Unconfirmed$|TestClient_FlushAllocUpdates_Unconfirmed$'
+run unsent-not-logged client/alloc_update_flush.go 'if ids := c.allocUpdates.pendingIDs(); len(ids) > 0 {' 'if ids := c.allocUpdates.pendingIDs(); len(ids) > 1000 {' ./client/ 'TestClient_FlushAllocUpdates_Unconfirmed$'
+run flush-outlives-shutdown client/alloc_update_flush.go '	c.shutdownGroup.Go(func() {' '	var outside group
+	outside.Go(func() {' ./client/ 'TestClient_FlushAllocUpdates$|TestClient_FlushAllocUpdates_Unconfirmed$'
 # 0001, 0002, 0007
 run no-factory client/alloc_runner_factory.go '	if factory := c.GetConfig().AllocRunnerFactory; factory != nil {' '	if factory := c.GetConfig().AllocRunnerFactory; false && factory != nil {' ./client/ 'TestClient_AllocRunnerFactory'
 run metrics-trigger client/alloc_update_metrics.go '	if retry {' '	if false {' ./client/ 'TestClient_AllocSync_Metrics$'
