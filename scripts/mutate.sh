@@ -147,9 +147,26 @@ run csi-16623-unfixed client/allocrunner/taskrunner/task_runner.go '	if tr.alloc
 	}' '' ./client/allocrunner/ 'TestAllocRunner_Restore_Terminal_CSIMounts$'
 run migrate-dotdot-allowed client/allocwatcher/migrate_paths.go 'if rel == "." || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {' 'if rel == "." {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_PathEscape$'
 run migrate-through-symlink client/allocwatcher/migrate_paths.go '		if fi.Mode()&os.ModeSymlink != 0 {' '		if false && fi.Mode()&os.ModeSymlink != 0 {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SamePathTwice$'
-run migrate-symlink-outside client/allocwatcher/migrate_paths.go '	if filepath.IsAbs(target) {
-		return true
-	}' '' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SymlinkOutside$'
+run migrate-symlink-outside client/allocwatcher/migrate_paths.go '	if filepath.IsAbs(target) || links > migrateMaxLinks {' '	if links > migrateMaxLinks {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SymlinkOutside$'
+# 0012-0018: the security patches of issue 34 (client side)
+run template-denylist-default client/config/config.go '		"executeTemplate",
+		"sprig_env",
+		"sprig_expandenv",
+		"sprig_getHostByName",
+' '' ./client/allocrunner/taskrunner/template/ 'TestTaskTemplateManager_DefaultDenylist$'
+run env-denylist-nomad-token command/agent/host/host.go '	"NOMAD_TOKEN",
+' '' ./client/taskenv/ 'TestSetHostEnvvars_DefaultDenylist$'
+run http-error-sniffed command/agent/http.go '	resp.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	resp.Header().Set("X-Content-Type-Options", "nosniff")
+' '' ./command/agent/ 'TestHTTP_ErrorContentType$'
+run docker-host-namespaces-unchecked drivers/docker/driver.go 'checkHostNamespaceModes(driverConfig, d.config.AllowPrivileged)' 'checkHostNamespaceModes(driverConfig, true)' ./drivers/docker/ 'TestDockerDriver_CreateContainerConfig_HostNamespaceModes$'
+run docker-volume-path-text drivers/docker/utils.go '	rel, err := filepath.Rel(rparent, rpath)' '	_, _ = rparent, rpath
+	rel, err := filepath.Rel(parent, path)' ./drivers/docker/ 'TestDockerDriver_CreateContainerConfig_VolumesSymlinkEscape$'
+run fifo-mkfifo-follows client/lib/fifo/fifo_unix.go 'return escapingfs.MkfifoInDir(path, mode)' 'return unix.Mkfifo(path, mode)' ./client/lib/fifo/ 'TestFIFO_CreateInSymlinkedDir$'
+run rotator-purge-follows client/logmon/logging/rotator.go 'dir, err := escapingfs.OpenDirNoFollow(f.path)' 'dir, err := os.Open(f.path)' ./client/logmon/logging/ 'TestFileRotator_PurgeSymlinkedDir$'
+run migrate-symlink-chain-text client/allocwatcher/migrate_paths.go '	_, _, ok := migrateResolveInside(filepath.Clean(dest), filepath.Dir(path), target, 0)
+	return !ok' '	rel, err := filepath.Rel(dest, filepath.Join(filepath.Dir(path), target))
+	return filepath.IsAbs(target) || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SymlinkChain$'
 git checkout -q -- client/allocrunner/alloc_runner.go
 # server-side security fixes (issue 34)
 run acl-policy-job-prefix nomad/state/state_store.go '	iter, err := txn.Get("acl_policy", "job", ns, jobID)' '	iter, err := txn.Get("acl_policy", "job_prefix", ns, jobID)' ./nomad/ 'TestResolveClaims_JobIDPrefix$'
