@@ -138,5 +138,17 @@ run acl-block-without-label acl/policy.go '			p.Namespaces[i].Name = ""' '' ./ac
 run search-plugins-unfiltered nomad/search_endpoint.go '		case structs.Plugins:
 			if aclObj.AllowPluginList() {' '		case structs.Plugins:
 			if true {' ./nomad/ 'TestSearch_ACL_PluginsAndVariables$'
+run csi-register-other-namespace nomad/csi_endpoint.go '		if !allowVolume(aclObj, vol.Namespace) {
+			return structs.ErrPermissionDenied
+		}
+		if err = vol.Validate(); err != nil {
+			return err
+		}
+
+		ws := memdb.NewWatchSet()' '		if err = vol.Validate(); err != nil {
+			return err
+		}
+
+		ws := memdb.NewWatchSet()' ./nomad/ 'TestCSIVolumeEndpoint_Register_OtherNamespace$'
 git status --short
 exit $survived
