@@ -171,5 +171,21 @@ git checkout -q -- client/allocrunner/alloc_runner.go
 # server-side security fixes (issue 34)
 run acl-policy-job-prefix nomad/state/state_store.go '	iter, err := txn.Get("acl_policy", "job", ns, jobID)' '	iter, err := txn.Get("acl_policy", "job_prefix", ns, jobID)' ./nomad/ 'TestResolveClaims_JobIDPrefix$'
 run task-named-alloc nomad/structs/structs.go '	} else if reservedTaskNames[t.Name] {' '	} else if false && reservedTaskNames[t.Name] {' ./nomad/structs/ 'TestTask_Validate_ReservedName$'
+run acl-block-without-label acl/policy.go '			p.Namespaces[i].Name = ""' '' ./acl/ 'TestParse_BlockWithoutLabel$'
+run search-plugins-unfiltered nomad/search_endpoint.go '		case structs.Plugins:
+			if aclObj.AllowPluginList() {' '		case structs.Plugins:
+			if true {' ./nomad/ 'TestSearch_ACL_PluginsAndVariables$'
+run csi-register-other-namespace nomad/csi_endpoint.go '		if !allowVolume(aclObj, vol.Namespace) {
+			return structs.ErrPermissionDenied
+		}
+		if err = vol.Validate(); err != nil {
+			return err
+		}
+
+		ws := memdb.NewWatchSet()' '		if err = vol.Validate(); err != nil {
+			return err
+		}
+
+		ws := memdb.NewWatchSet()' ./nomad/ 'TestCSIVolumeEndpoint_Register_OtherNamespace$'
 git status --short
 exit $survived
