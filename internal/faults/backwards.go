@@ -237,7 +237,7 @@ func oldVersion(allocs []cluster.AllocStub) int {
 }
 
 // stoppingOn returns an allocation on the node the servers want stopped
-// while it still runs and that the previous poll held wanted (run): its
+// while it still runs (or waits out its shutdown_delay: pending) and that the previous poll held wanted (run): its
 // task is being killed, the kill just began. "" when there is none; want
 // collects the node's allocations wanted now, for the next poll.
 func stoppingOn(allocs []cluster.AllocStub, nodeID string, wanted map[string]bool) string {
@@ -249,7 +249,7 @@ func stoppingOn(allocs []cluster.AllocStub, nodeID string, wanted map[string]boo
 		switch {
 		case a.DesiredStatus == "run":
 			wanted[a.ID] = true
-		case wanted[a.ID] && a.ClientStatus == experiment.ClientRunning && found == "":
+		case wanted[a.ID] && (a.ClientStatus == experiment.ClientRunning || a.ClientStatus == experiment.ClientPending) && found == "":
 			found = a.ID
 		}
 	}
@@ -258,8 +258,8 @@ func stoppingOn(allocs []cluster.AllocStub, nodeID string, wanted map[string]boo
 
 // shutdownFlush stops client1 right after its tasks end, while the leader
 // is stalled: it waits until the servers newly want an allocation on
-// client1 stopped (the deployment stops version 0; the job's tasks take
-// Fault.KillAfter to die), stalls the leader (SIGSTOP), waits until
+// client1 stopped (the deployment stops version 0; the job's tasks are killed
+// Fault.ShutdownDelay after that), stalls the leader (SIGSTOP), waits until
 // client1 counts the task dead, stops the agent (SIGINT) at once,
 // continues the leader once the agent exited or after flushStall, and
 // starts the agent again 5 s later. The final statuses must reach the
@@ -306,7 +306,7 @@ func (r *run) shutdownFlush(ctx context.Context) (time.Time, error) {
 	}
 	r.paused = leader
 	r.logf("%s is being stopped on %s; leader %s stalled", experiment.ShortID(stopping), faultedClient, leader.Spec.Name)
-	err = cluster.WaitFor(ctx, faultedClient+" to count the task's end", 2*r.fault.KillAfter+10*time.Second, 50*time.Millisecond, func() (bool, error) {
+	err = cluster.WaitFor(ctx, faultedClient+" to count the task's end", 2*r.fault.ShutdownDelay+10*time.Second, 50*time.Millisecond, func() (bool, error) {
 		n, err := completed()
 		return n > before, err
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
@@ -106,6 +107,10 @@ func TestStoppingOn(t *testing.T) {
 	if got := stoppingOn(second, "n1", wanted); got != "run" {
 		t.Errorf("second poll: %q; want run, just stopped on n1", got)
 	}
+	second[0].ClientStatus = experiment.ClientPending
+	if got := stoppingOn(second, "n1", wanted); got != "run" {
+		t.Errorf("waiting out its shutdown_delay: %q; want run", got)
+	}
 	second[0].ClientStatus = experiment.ClientComplete
 	if got := stoppingOn(second, "n1", wanted); got != "" {
 		t.Errorf("once complete: %q", got)
@@ -129,13 +134,13 @@ func TestShutdownFlushJobKillsSlowly(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &run{opts: DefaultOptions, fault: f}
-	if got := r.job(1).TaskGroups[0].Tasks[0].Config["kill_after"]; got != "3s" {
-		t.Errorf("kill_after %v; want 3s", got)
+	if got := r.job(1).TaskGroups[0].Tasks[0].ShutdownDelay; got != 3*time.Second {
+		t.Errorf("shutdown_delay %v; want 3s", got)
 	}
 	other, _ := LookupFault("stale-read")
 	r = &run{opts: DefaultOptions, fault: other}
-	if _, ok := r.job(1).TaskGroups[0].Tasks[0].Config["kill_after"]; ok {
-		t.Error("kill_after set in a scenario that does not ask for it")
+	if got := r.job(1).TaskGroups[0].Tasks[0].ShutdownDelay; got != 0 {
+		t.Errorf("shutdown_delay %v in a scenario that does not ask for it", got)
 	}
 }
 

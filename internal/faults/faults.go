@@ -33,9 +33,11 @@ type Fault struct {
 	Upgrade, Mixed bool
 	// Count, when set, is the job's count in this scenario, whatever -n.
 	Count int
-	// KillAfter, when set, is how long the job's mock tasks take to die
-	// once killed (mock_driver's kill_after).
-	KillAfter time.Duration
+	// ShutdownDelay, when set, is the job's task shutdown_delay: how long
+	// a stopped task runs on before it is killed. (mock_driver's
+	// kill_after would do, but v1.5.3's and v1.6.1's never parse it: their
+	// mock tasks die at once.)
+	ShutdownDelay time.Duration
 }
 
 // Pair reports whether the scenario runs upstream and a tested binary
@@ -51,7 +53,7 @@ var Faults = []Fault{
 	{Name: "server-stall", Summary: "SIGSTOP the Raft leader for 15 s mid deployment, then SIGCONT"},
 	{Name: "snapshot-restore", Summary: "save a Raft snapshot through the API mid deployment, let the deployment finish, restore the older snapshot: the servers must converge to what the clients ran"},
 	{Name: "stale-read", Summary: "cut a follower off mid deployment while the others finish it and collect the stopped allocations (system gc), then pin every client to the lagging follower for 8 s (AllowStale reads), then join all again"},
-	{Name: "shutdown-flush", Summary: "stall (SIGSTOP) the leader as a task of client1 is being stopped (mock kill_after 3s), stop client1 (SIGINT) right after the task ended, continue the leader, start client1 again 5 s later: its final statuses must reach the servers", KillAfter: 3 * time.Second},
+	{Name: "shutdown-flush", Summary: "stall (SIGSTOP) the leader as a task of client1 is being stopped (shutdown_delay 3s), stop client1 (SIGINT) right after the task ended, continue the leader, start client1 again 5 s later: its final statuses must reach the servers", ShutdownDelay: 3 * time.Second},
 	{Name: "dropped-update", Summary: "the checker's control: after convergence, restart a task on client1 while its link is down and stop the agent before it reconnects; exactly that update must be reported lost", Control: true},
 	{Name: "upgrade", Summary: "in-place upgrade and back: a client of upstream with running raw_exec tasks is stopped, started with the tested binary on its data dir, then with upstream again, then restarted on upstream (the control); after each swap the same allocations and task processes run, no restore error is logged for them, the node is ready and a job update deploys", Upgrade: true, Count: 6},
 	{Name: "upgrade-control", Summary: "the upgrade checks' live control: the upgrade, but one task's process is killed while client1 is stopped for the first swap; exactly that task must be reported (not kept, restarted)", Upgrade: true, Control: true, Count: 6},

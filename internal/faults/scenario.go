@@ -79,8 +79,8 @@ func (r *run) job(version int) *cluster.Job {
 	if d := r.fault.MaxClientDisconnect; d > 0 {
 		j.TaskGroups[0].MaxClientDisconnect = &d
 	}
-	if d := r.fault.KillAfter; d > 0 {
-		j.TaskGroups[0].Tasks[0].Config["kill_after"] = d.String()
+	if d := r.fault.ShutdownDelay; d > 0 {
+		j.TaskGroups[0].Tasks[0].ShutdownDelay = d
 	}
 	return j
 }

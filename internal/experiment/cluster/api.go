@@ -80,6 +80,9 @@ type Task struct {
 	Env       map[string]string `json:",omitempty"`
 	Resources *Resources
 	LogConfig *LogConfig `json:",omitempty"`
+	// ShutdownDelay is how long the client waits between deciding to
+	// kill the task and killing it (the task's shutdown_delay).
+	ShutdownDelay time.Duration `json:",omitempty"`
 }
 
 // Resources are a task's resources.
