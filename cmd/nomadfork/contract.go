@@ -8,8 +8,8 @@ import (
 
 func runContract(ctx context.Context, e *env, args []string) error {
 	var c harness.ContractOptions
-	return e.harnessVerb(ctx, "contract", "[-v] [-retry=false] [-keep]", args, &c, &c.Verbose,
-		func(o harness.Options) error { return harness.Contract(ctx, o, c.Retry, c.Keep) })
+	return e.harnessVerb(ctx, "contract", "[-v] [-retry=false] [-keep] [-pkgs dirs]", args, &c, &c.Verbose,
+		func(o harness.Options) error { return harness.Contract(ctx, o, c.Retry, c.Keep, c.Pkgs) })
 }
 
 func init() { register(command{Name: "contract", Run: runContract, Lock: true}) }

@@ -24,7 +24,7 @@ import (
 // the client baseline lists it, a retry passes, it fails on unpatched
 // upstream too, or a Changes-Test trailer of the series names it. keep
 // leaves the tree for inspection.
-func Contract(ctx context.Context, o Options, retry, keep bool) error {
+func Contract(ctx context.Context, o Options, retry, keep bool, only []string) error {
 	base, err := o.Tree.Base(ctx)
 	if err != nil {
 		return err
@@ -50,7 +50,7 @@ func Contract(ctx context.Context, o Options, retry, keep bool) error {
 	dir := filepath.Join(o.Scratch, "nomad")
 	var tr *contract.Tree
 	if err := progress.Step(o.Log, "restoring upstream's version of every _test.go the series modifies (scratch tree "+dir+")", func() error {
-		tr, err = contract.Prepare(ctx, o.Tree.Repo, base, "HEAD", dir, byDir, o.Log)
+		tr, err = contract.Prepare(ctx, o.Tree.Repo, base, "HEAD", dir, byDir, only, o.Log)
 		return err
 	}); err != nil {
 		return err
@@ -59,6 +59,9 @@ func Contract(ctx context.Context, o Options, retry, keep bool) error {
 		defer tr.Cleanup()
 	}
 	fmt.Fprintf(o.Log, "restored %d upstream test file(s): %s\n", len(tr.Restored), strings.Join(tr.Restored, " "))
+	if len(tr.Skipped) > 0 {
+		fmt.Fprintf(o.Log, "left out by -pkgs (run them with contract alone, as make test-full does): %s\n", strings.Join(tr.Skipped, " "))
+	}
 	if len(tr.Kept) > 0 {
 		fmt.Fprintf(o.Log, "kept the series' version of %d test(s) named by Changes-Test: %s\n", len(tr.Kept), strings.Join(tr.Kept, " "))
 	}

@@ -3,6 +3,7 @@ package harness
 import (
 	"errors"
 	"flag"
+	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 )
@@ -67,6 +68,9 @@ func (r *RevdepsOptions) Flags(fs *flag.FlagSet) {
 // ContractOptions are the contract verb's flags (see Contract).
 type ContractOptions struct {
 	Verbose, Retry, Keep bool
+	// Pkgs limits the run to the packages in or under these directories
+	// of the tree (empty: every package whose tests the series modifies).
+	Pkgs []string
 }
 
 // Flags declares the contract verb's flags on fs.
@@ -74,4 +78,13 @@ func (c *ContractOptions) Flags(fs *flag.FlagSet) {
 	verboseFlag(fs, &c.Verbose)
 	retryFlag(fs, &c.Retry)
 	fs.BoolVar(&c.Keep, "keep", false, "keep the contract tree in out/contract/nomad for inspection")
+	fs.Func("pkgs", "run only the packages in or under these comma-separated `dirs` of the tree (client,acl); default: every package whose tests the series modifies", func(v string) error {
+		c.Pkgs = nil
+		for _, d := range strings.Split(v, ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				c.Pkgs = append(c.Pkgs, d)
+			}
+		}
+		return nil
+	})
 }

@@ -44,6 +44,9 @@ type Tree struct {
 	// the patched code even without the series' new test files; they are
 	// not in Packages.
 	Broken []*Problem
+	// Skipped are the ./dir patterns of packages with restored test files
+	// that Prepare's only left out.
+	Skipped []string
 }
 
 // Problem is returned when upstream's tests of a package do not compile
@@ -65,20 +68,24 @@ func (p *Problem) Error() string {
 // changed maps package directories (client/allocrunner) to the tests the
 // series declares deliberately changed (Changes-Test): in a restored file,
 // those functions keep the series' version.
-func Prepare(ctx context.Context, repo *git.Repo, base, head, dir string, changed map[string][]string, log io.Writer) (*Tree, error) {
+//
+// only, if not empty, limits the packages to those in or under these
+// directories (client, nomad/structs); the others restored are listed in
+// Skipped.
+func Prepare(ctx context.Context, repo *git.Repo, base, head, dir string, changed map[string][]string, only []string, log io.Writer) (*Tree, error) {
 	wt, cleanup, err := repo.Scratch(ctx, dir, head)
 	if err != nil {
 		return nil, err
 	}
 	tr := &Tree{Dir: wt.Dir, Cleanup: cleanup}
-	if err := tr.prepare(ctx, wt, base, head, changed, log); err != nil {
+	if err := tr.prepare(ctx, wt, base, head, changed, only, log); err != nil {
 		cleanup()
 		return nil, err
 	}
 	return tr, nil
 }
 
-func (tr *Tree) prepare(ctx context.Context, wt *git.Repo, base, head string, changed map[string][]string, log io.Writer) error {
+func (tr *Tree) prepare(ctx context.Context, wt *git.Repo, base, head string, changed map[string][]string, only []string, log io.Writer) error {
 	lines, err := wt.Lines(ctx, "diff", "--name-status", "--no-renames", base, head)
 	if err != nil {
 		return err
@@ -108,9 +115,14 @@ func (tr *Tree) prepare(ctx context.Context, wt *git.Repo, base, head string, ch
 		}
 	}
 	for dir := range restoredDirs {
+		if !under(dir, only) {
+			tr.Skipped = append(tr.Skipped, "./"+dir)
+			continue
+		}
 		tr.Packages = append(tr.Packages, "./"+dir)
 	}
 	sort.Strings(tr.Packages)
+	sort.Strings(tr.Skipped)
 	var ok []string
 	for _, pkg := range tr.Packages {
 		err := tr.compile(ctx, pkg, added[strings.TrimPrefix(pkg, "./")], log)
@@ -195,4 +207,19 @@ func (tr *Tree) keepChanged(ctx context.Context, wt *git.Repo, head, file string
 		tr.Kept = append(tr.Kept, file+":"+n)
 	}
 	return os.WriteFile(path, out, 0o644)
+}
+
+// under reports whether dir is one of dirs or under one of them; every dir
+// is when dirs is empty.
+func under(dir string, dirs []string) bool {
+	if len(dirs) == 0 {
+		return true
+	}
+	for _, d := range dirs {
+		d = strings.Trim(d, "/")
+		if dir == d || strings.HasPrefix(dir, d+"/") {
+			return true
+		}
+	}
+	return false
 }

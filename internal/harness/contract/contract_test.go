@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -83,7 +84,7 @@ func TestPrepare(t *testing.T) {
 
 	var log bytes.Buffer
 	dir := filepath.Join(t.TempDir(), "contract")
-	tr, err := Prepare(context.Background(), r.Repo, base, head, dir, nil, &log)
+	tr, err := Prepare(context.Background(), r.Repo, base, head, dir, nil, nil, &log)
 	if err != nil {
 		t.Fatalf("Prepare: %v\n%s", err, log.String())
 	}
@@ -113,7 +114,7 @@ func TestPrepare(t *testing.T) {
 	r.write("q/q.go", "package q\n\nfunc H() int { return 2 }\n")
 	r.write("q/q_test.go", "package q\n\nimport \"testing\"\n\nfunc TestH(t *testing.T) { _ = H() }\n")
 	head = r.commit("series breaks q's API")
-	tr, err = Prepare(context.Background(), r.Repo, base, head, dir, nil, &log)
+	tr, err = Prepare(context.Background(), r.Repo, base, head, dir, nil, nil, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestPrepare(t *testing.T) {
 	// series that keeps its name makes q compile.
 	r.write("q/q_test.go", "package q\n\nimport \"testing\"\n\nfunc TestG(t *testing.T) { _ = H() }\n\nfunc TestMore(t *testing.T) {}\n")
 	head = r.commit("series changes TestG deliberately")
-	tr, err = Prepare(context.Background(), r.Repo, base, head, dir, map[string][]string{"q": {"TestG"}}, &log)
+	tr, err = Prepare(context.Background(), r.Repo, base, head, dir, map[string][]string{"q": {"TestG"}}, nil, &log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,5 +141,36 @@ func TestPrepare(t *testing.T) {
 	got, _ = os.ReadFile(filepath.Join(dir, "q", "q_test.go"))
 	if !bytes.Contains(got, []byte("_ = H()")) || bytes.Contains(got, []byte("TestMore")) {
 		t.Errorf("q_test.go is not upstream's with the series' TestG:\n%s", got)
+	}
+}
+
+// TestPrepareOnly asserts that only limits the packages run to those in or
+// under its directories and lists the others as skipped, so make test can
+// leave the server package's long suite to make test-full.
+func TestPrepareOnly(t *testing.T) {
+	r := newRepo(t)
+	for _, dir := range []string{"a", "a/b", "ab", "c"} {
+		pkg := path.Base(dir)
+		r.write(dir+"/x.go", "package "+pkg+"\n\nfunc F() int { return 1 }\n")
+		r.write(dir+"/x_test.go", "package "+pkg+"\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { _ = F() }\n")
+	}
+	base := r.commit("upstream")
+	for _, dir := range []string{"a", "a/b", "ab", "c"} {
+		pkg := path.Base(dir)
+		r.write(dir+"/x_test.go", "package "+pkg+"\n\nimport \"testing\"\n\nfunc TestF(t *testing.T) { _ = F() + 1 }\n")
+	}
+	head := r.commit("series")
+
+	var log bytes.Buffer
+	tr, err := Prepare(context.Background(), r.Repo, base, head, filepath.Join(t.TempDir(), "contract"), nil, []string{"a", "c/"}, &log)
+	if err != nil {
+		t.Fatalf("Prepare: %v\n%s", err, log.String())
+	}
+	defer tr.Cleanup()
+	if want := []string{"./a", "./a/b", "./c"}; !reflect.DeepEqual(tr.Packages, want) {
+		t.Errorf("Packages = %v, want %v", tr.Packages, want)
+	}
+	if want := []string{"./ab"}; !reflect.DeepEqual(tr.Skipped, want) {
+		t.Errorf("Skipped = %v, want %v", tr.Skipped, want)
 	}
 }
