@@ -28,7 +28,10 @@ func upstreamFiles(prelude int, edits ...string) map[string]string {
 	}
 	return map[string]string{
 		"go.mod": "module example.com/up\n\ngo 1.21\n\nrequire example.com/up/api v0.0.0\n\nreplace example.com/up/api => ./api\n",
-		"main.go": "package main\n\nimport (\n\t\"example.com/up/api\"\n\t\"example.com/up/lib\"\n)\n\n" +
+		// main.go switches Go's security limits on, as each line's series
+		// does for nomad: the tool's build refuses a binary without them.
+		"main.go": "//go:debug httpcookiemaxnum=3000\n//go:debug urlmaxqueryparams=10000\n//go:debug urlstrictcolons=1\n//go:debug rsa1024min=1\n\n" +
+			"package main\n\nimport (\n\t\"example.com/up/api\"\n\t\"example.com/up/lib\"\n)\n\n" +
 			"func main() { println(api.Name, lib.F1()) }\n",
 		"lib/lib.go": strings.Repeat("// Prelude line.\n", prelude) + lib,
 		// Upstream ships files its own .gitignore would ignore.

@@ -46,7 +46,7 @@ func (r *run) allocs(ctx context.Context) ([]cluster.AllocStub, error) {
 // healthy, none pending or unknown, none stopping that still runs, every
 // client's node ready.
 func (r *run) waitConverged(ctx context.Context, since time.Time) error {
-	remaining := r.opts.ConvergeTimeout - time.Since(since)
+	remaining := max(r.opts.ConvergeTimeout, r.fault.MinConverge) - time.Since(since)
 	if remaining <= 0 {
 		remaining = time.Second
 	}
