@@ -70,7 +70,7 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 			return err
 		}
 		fmt.Fprintf(t.Log, "apply aborted before %s; %s keeps upstream and the patches applied so far\n", state.Pending[0], t.Dir)
-		state.Pending = nil
+		state.Unapplied, state.Pending = state.Pending, nil
 		return t.SaveState(ctx, state)
 	}
 	start, reset := 0, true
@@ -432,7 +432,7 @@ func (t *Tree) continueAm(ctx context.Context, base string, state *State, patche
 }
 
 func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Patch, start int) error {
-	state.Pending = nil
+	state.Pending, state.Unapplied = nil, nil
 	for _, p := range patches[start:] {
 		state.Pending = append(state.Pending, p.Name)
 	}
