@@ -54,6 +54,12 @@ func (t *Tree) InProgress(ctx context.Context) (*Op, error) {
 		return nil, err
 	}
 	switch {
+	case seq == "bisect" && state.Rebase == nil:
+		// It has no --continue or --abort: reset ends it.
+		return &Op{Verb: "git bisect",
+			What:   fmt.Sprintf("a `git bisect` is in progress in %s (HEAD is the commit it checked out)", t.Dir),
+			Finish: hint.Sprintf("mark commits with `git -C %s bisect good` or `bad` until git names the first bad one, then `git -C %s bisect reset`", t.Dir, t.Dir),
+			Abort:  hint.Sprintf("`git -C %s bisect reset` (back to the branch the bisect started on)", t.Dir)}, nil
 	case seq != "" && state.Rebase == nil:
 		// The user's own git operation: the tool never leaves one.
 		return &Op{Verb: "git " + seq,
