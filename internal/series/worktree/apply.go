@@ -69,7 +69,8 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		if err := t.Repo.AmAbort(ctx); err != nil {
 			return err
 		}
-		fmt.Fprintf(t.Log, "apply aborted before %s; %s keeps upstream and the patches applied so far\n", state.Pending[0], t.Dir)
+		hint.Fprint(t.Log, hint.Sprintf("apply aborted before %s; %s keeps upstream and the patches applied so far; "+
+			"%s applies the rest (%s refuses to drop them until then)", state.Pending[0], t.Dir, hint.Run("apply"), hint.Run("extract")))
 		state.Unapplied, state.Pending = state.Pending, nil
 		return t.SaveState(ctx, state)
 	}
