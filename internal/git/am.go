@@ -184,8 +184,8 @@ func (r *Repo) AmInProgress(ctx context.Context) (bool, error) {
 
 // Sequence names a git operation a user started that is stopped in the
 // repository, waiting for --continue or --abort: "rebase", "merge",
-// "cherry-pick" or "revert"; "" when none is (a `git am` session is
-// AmInProgress's).
+// "cherry-pick" or "revert"; or "bisect", a bisect not reset yet; "" when
+// none is (a `git am` session is AmInProgress's).
 func (r *Repo) Sequence(ctx context.Context) (string, error) {
 	dir, err := r.GitDir(ctx)
 	if err != nil {
@@ -206,6 +206,8 @@ func (r *Repo) Sequence(ctx context.Context) (string, error) {
 		return "cherry-pick", nil
 	case exists("REVERT_HEAD"):
 		return "revert", nil
+	case exists("BISECT_START"):
+		return "bisect", nil
 	}
 	return "", nil
 }

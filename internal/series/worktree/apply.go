@@ -69,8 +69,9 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		if err := t.Repo.AmAbort(ctx); err != nil {
 			return err
 		}
-		fmt.Fprintf(t.Log, "apply aborted before %s; %s keeps upstream and the patches applied so far\n", state.Pending[0], t.Dir)
-		state.Pending = nil
+		hint.Fprint(t.Log, hint.Sprintf("apply aborted before %s; %s keeps upstream and the patches applied so far; "+
+			"%s applies the rest (%s refuses to drop them until then)", state.Pending[0], t.Dir, hint.Run("apply"), hint.Run("extract")))
+		state.Unapplied, state.Pending = state.Pending, nil
 		return t.SaveState(ctx, state)
 	}
 	start, reset := 0, true
@@ -432,7 +433,7 @@ func (t *Tree) continueAm(ctx context.Context, base string, state *State, patche
 }
 
 func (t *Tree) applyFrom(ctx context.Context, state *State, patches []series.Patch, start int) error {
-	state.Pending = nil
+	state.Pending, state.Unapplied = nil, nil
 	for _, p := range patches[start:] {
 		state.Pending = append(state.Pending, p.Name)
 	}

@@ -125,6 +125,29 @@ func (e *EditedError) Render(r hint.Renderer) string {
 	return (&RefusalError{What: what, Items: items, Hint: advice}).Render(r)
 }
 
+// UnappliedError is returned by Extract, even with -force, when it would
+// delete or overwrite patch files that an aborted apply never applied to
+// the work tree: their commits are missing because the apply stopped, not
+// because the user dropped them.
+type UnappliedError struct {
+	// Dir is the patch directory, Tree the work tree.
+	Dir, Tree string
+	// Files are the patch files extract would delete or overwrite.
+	Files []string
+}
+
+func (e *UnappliedError) Error() string { return e.Render(nil) }
+
+// Render is the error's message with its advice rendered by r.
+func (e *UnappliedError) Render(r hint.Renderer) string {
+	return (&RefusalError{
+		What:  hint.Sprintf("these patch files in %s were never applied to %s (an apply stopped before them and was aborted), and extract would delete or overwrite them, even with -force:", e.Dir, e.Tree),
+		Items: e.Files,
+		Hint: hint.Sprintf("run %s to apply them (a patch file that does not apply: fix it, or restore it with `git checkout -- <file>`), then %s; "+
+			"to drop one from the series on purpose, delete its file", hint.Run("apply"), hint.Run("extract")),
+	}).Render(r)
+}
+
 // DependencyGoneError is returned by Extract when a patch's Depends-On
 // names a patch the work tree's commits no longer hold.
 type DependencyGoneError struct {

@@ -76,6 +76,24 @@ func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]
 		return nil, nil, err
 	}
 	changes := series.Plan(files, old)
+	// Patches an aborted apply never applied are missing from the work
+	// tree by accident, not by a drop: not even -force removes them.
+	unapplied := map[string]bool{}
+	for _, name := range state.Unapplied {
+		unapplied[name] = true
+	}
+	var lost []string
+	for _, c := range changes {
+		switch {
+		case c.Action == "removed" && unapplied[c.Name], c.Action == "updated" && unapplied[c.Name]:
+			lost = append(lost, c.Name)
+		case c.Action == "renamed" && unapplied[c.From]:
+			lost = append(lost, c.From)
+		}
+	}
+	if len(lost) > 0 {
+		return nil, nil, &UnappliedError{Dir: dir, Tree: t.Dir, Files: lost}
+	}
 	if !opts.Force {
 		written := map[string]bool{}
 		for _, c := range changes {
@@ -109,7 +127,7 @@ func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]
 	if err != nil {
 		return nil, nil, err
 	}
-	state.Base, state.Applied, state.Resolved, state.Pending = base, head, nil, nil
+	state.Base, state.Applied, state.Resolved, state.Pending, state.Unapplied = base, head, nil, nil, nil
 	state.Hashes = series.Hashes(files)
 	if err := t.writeSeries(ctx, opts.Txn, "extract into "+dir, dir, files, changes, state); err != nil {
 		return nil, nil, err

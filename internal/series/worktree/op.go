@@ -54,6 +54,12 @@ func (t *Tree) InProgress(ctx context.Context) (*Op, error) {
 		return nil, err
 	}
 	switch {
+	case seq == "bisect" && state.Rebase == nil:
+		// It has no --continue or --abort: reset ends it.
+		return &Op{Verb: "git bisect",
+			What:   fmt.Sprintf("a `git bisect` is in progress in %s (HEAD is the commit it checked out)", t.Dir),
+			Finish: hint.Sprintf("mark commits with `git -C %s bisect good` or `bad` until git names the first bad one, then `git -C %s bisect reset`", t.Dir, t.Dir),
+			Abort:  hint.Sprintf("`git -C %s bisect reset` (back to the branch the bisect started on)", t.Dir)}, nil
 	case seq != "" && state.Rebase == nil:
 		// The user's own git operation: the tool never leaves one.
 		return &Op{Verb: "git " + seq,
@@ -151,7 +157,17 @@ func (t *Tree) Require(ctx context.Context, n Need) error {
 			again := hint.Run(n.Verb)
 			advice := hint.Sprintf("run `git -C %s checkout -B %s` (the branch moves to HEAD, keeping its commits), then %s again", t.Dir, ForkBranch, again)
 			if _, err := t.Repo.Run(ctx, "merge-base", "--is-ancestor", ForkBranch, "HEAD"); err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
 				advice = hint.Sprintf("run `git -C %s checkout %s`, pick the commits of %s you want to keep onto it (`git -C %s cherry-pick %s..%s`), then %s again", t.Dir, ForkBranch, head, t.Dir, ForkBranch, head, again)
+				if _, err := t.Repo.Run(ctx, "merge-base", "--is-ancestor", "HEAD", ForkBranch); err == nil {
+					// HEAD (upstream, say) has no commits of its own:
+					// there is nothing to pick.
+					advice = hint.Sprintf("run `git -C %s checkout %s` (HEAD has no commits the branch lacks), then %s again", t.Dir, ForkBranch, again)
+				} else if ctx.Err() != nil {
+					return ctx.Err()
+				}
 			}
 			return &RefusalError{
 				What: hint.Sprintf("HEAD of %s is %s at %s, not the tip of the %q branch: %s would take the commits up to HEAD as the whole series and lose the later patches", t.Dir, where, head, ForkBranch, again),

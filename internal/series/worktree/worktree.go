@@ -76,6 +76,10 @@ type State struct {
 	// Pending lists the patches an apply still has to apply, the first of
 	// which is being applied; empty when no apply is in progress.
 	Pending []string `json:"pending,omitempty"`
+	// Unapplied lists the patches an aborted apply never applied: the
+	// work tree lacks them though patches/ holds them, so extract must
+	// not take their absence for a deliberate drop.
+	Unapplied []string `json:"unapplied,omitempty"`
 	// Resolved lists patches applied with a hand-made resolution that
 	// has not been extracted yet.
 	Resolved []string `json:"resolved,omitempty"`
