@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,8 +114,17 @@ func (r *Repo) Run(ctx context.Context, args ...string) (string, error) {
 
 // RunEnv is like Run with additional environment variables.
 func (r *Repo) RunEnv(ctx context.Context, env []string, args ...string) (string, error) {
+	return r.run(ctx, nil, env, args)
+}
+
+// run runs git with stdin (nil: none) and env added to its environment,
+// and returns its standard output. Its error is an *Error carrying git's
+// stderr: the cause, such as a full disk. A git its context killed leaves
+// no lock behind.
+func (r *Repo) run(ctx context.Context, stdin io.Reader, env, args []string) (string, error) {
 	cmd := r.Command(ctx, args...)
 	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdin = stdin
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
@@ -150,20 +160,7 @@ func (r *Repo) removeKilledLock(start time.Time) {
 // RunInput is like RunEnv with stdin as git's standard input. Its error
 // is an *Error carrying git's stderr: the cause, such as a full disk.
 func (r *Repo) RunInput(ctx context.Context, stdin string, env []string, args ...string) (string, error) {
-	cmd := r.Command(ctx, args...)
-	cmd.Env = append(cmd.Env, env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil || Interrupted(err) {
-			r.removeKilledLock(start)
-		}
-		return stdout.String(), &Error{Args: args, Err: err, Stderr: stderr.String()}
-	}
-	return stdout.String(), nil
+	return r.run(ctx, strings.NewReader(stdin), env, args)
 }
 
 // Line runs git and returns the first line of its output, trimmed.
