@@ -128,7 +128,9 @@ func (e *EditedError) Render(r hint.Renderer) string {
 // UnappliedError is returned by Extract, even with -force, when it would
 // delete or overwrite patch files that an aborted apply never applied to
 // the work tree: their commits are missing because the apply stopped, not
-// because the user dropped them.
+// because the user dropped them. While such an apply is pending, any file
+// whose diff the work tree lacks counts, whatever its name: a patch
+// renamed by hand is matched by its content.
 type UnappliedError struct {
 	// Dir is the patch directory, Tree the work tree.
 	Dir, Tree string
@@ -141,10 +143,11 @@ func (e *UnappliedError) Error() string { return e.Render(nil) }
 // Render is the error's message with its advice rendered by r.
 func (e *UnappliedError) Render(r hint.Renderer) string {
 	return (&RefusalError{
-		What:  hint.Sprintf("these patch files in %s were never applied to %s (an apply stopped before them and was aborted), and extract would delete or overwrite them, even with -force:", e.Dir, e.Tree),
+		What:  hint.Sprintf("these patch files in %s hold changes %s lacks: an apply stopped and was aborted, so they were never applied (or were dropped since; extract cannot tell, whatever the file's name), and extract would delete or overwrite them, even with -force:", e.Dir, e.Tree),
 		Items: e.Files,
 		Hint: hint.Sprintf("run %s to apply them (a patch file that does not apply: fix it, or restore it with `git checkout -- <file>`), then %s; "+
-			"to drop one from the series on purpose, delete its file", hint.Run("apply"), hint.Run("extract")),
+			"to drop one from the series on purpose, apply first, then drop its commit (`git -C %s rebase -i %s`) and run %s, which renumbers the files "+
+			"(deleting a patch file now leaves a gap that apply refuses)", hint.Run("apply"), hint.Run("extract"), e.Tree, BaseBranch, hint.Run("extract")),
 	}).Render(r)
 }
 

@@ -78,18 +78,9 @@ func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]
 	changes := series.Plan(files, old)
 	// Patches an aborted apply never applied are missing from the work
 	// tree by accident, not by a drop: not even -force removes them.
-	unapplied := map[string]bool{}
-	for _, name := range state.Unapplied {
-		unapplied[name] = true
-	}
-	var lost []string
-	for _, c := range changes {
-		switch {
-		case c.Action == "removed" && unapplied[c.Name], c.Action == "updated" && unapplied[c.Name]:
-			lost = append(lost, c.Name)
-		case c.Action == "renamed" && unapplied[c.From]:
-			lost = append(lost, c.From)
-		}
+	lost, err := t.unappliedLost(ctx, state, changes, files, old)
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(lost) > 0 {
 		return nil, nil, &UnappliedError{Dir: dir, Tree: t.Dir, Files: lost}
@@ -133,6 +124,64 @@ func (t *Tree) Extract(ctx context.Context, dir string, opts ExtractOptions) ([]
 		return nil, nil, err
 	}
 	return changes, renum, nil
+}
+
+// unappliedLost names the patch files of old that extract would delete or
+// overwrite while an aborted apply is pending (state.Unapplied) although
+// the work tree lacks their change: the patches the apply never reached,
+// by name, and any other file extract would remove whose diff (by
+// patch-id) no commit of the work tree holds, whatever its name, so a
+// never-applied patch renamed by hand is not taken for a dropped one.
+func (t *Tree) unappliedLost(ctx context.Context, state *State, changes []series.Change, files []series.File, old []series.Patch) ([]string, error) {
+	if len(state.Unapplied) == 0 {
+		return nil, nil
+	}
+	unapplied := map[string]bool{}
+	for _, name := range state.Unapplied {
+		unapplied[name] = true
+	}
+	have := map[string]bool{}
+	for _, f := range files {
+		id, err := t.patchID(ctx, f.Data)
+		if err != nil {
+			return nil, err
+		}
+		if id != "" {
+			have[id] = true
+		}
+	}
+	byName := map[string]series.Patch{}
+	for _, p := range old {
+		byName[p.Name] = p
+	}
+	var lost []string
+	for _, c := range changes {
+		name := c.Name
+		switch c.Action {
+		case "updated":
+			if unapplied[name] {
+				lost = append(lost, name)
+			}
+			continue
+		case "renamed":
+			name = c.From
+		case "removed":
+		default:
+			continue
+		}
+		if unapplied[name] {
+			lost = append(lost, name)
+			continue
+		}
+		id, err := t.patchID(ctx, byName[name].Data)
+		if err != nil {
+			return nil, err
+		}
+		if id == "" || !have[id] {
+			lost = append(lost, name)
+		}
+	}
+	return lost, nil
 }
 
 // writeSeries makes dir hold files (changes being what that does) and
