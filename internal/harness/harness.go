@@ -158,9 +158,22 @@ func clientRuns(ctx context.Context, o Options, s *suite.Suite, known *gotest.Ba
 		return nil, nil, err
 	}
 	var racePkgs []string
+	var raceKnown *gotest.Baseline
 	if race {
 		if racePkgs, err = racePackages(ctx, o.Tree, s); err != nil {
 			return nil, nil, err
+		}
+		if raceKnown, err = gotest.ReadBaseline(o.Race); err != nil {
+			return nil, nil, err
+		}
+		// The security patches touch packages outside the client (the
+		// server, the agent, drivers) whose suites run for tens of
+		// minutes and which the race baseline does not cover: they are
+		// left to make test-full (contract, revdeps), and named here.
+		if missing := raceKnown.Missing(racePkgs); len(missing) > 0 {
+			fmt.Fprintf(o.Log, "test: the series touches %s, which the race baseline %s does not cover: not run here (add them with %s; make test-full's contract and revdeps run their tests)\n",
+				strings.Join(missing, ", "), o.Race, hint.Run("baseline", "-race-only"))
+			racePkgs = verdict.Subtract(racePkgs, missing)
 		}
 	}
 	// Every package runs without -race in the groups the baseline ran
@@ -177,14 +190,6 @@ func clientRuns(ctx context.Context, o Options, s *suite.Suite, known *gotest.Ba
 	}
 	if len(racePkgs) == 0 {
 		return runs, baselines, nil
-	}
-	raceKnown, err := gotest.ReadBaseline(o.Race)
-	if err != nil {
-		return nil, nil, err
-	}
-	if missing := raceKnown.Missing(racePkgs); len(missing) > 0 {
-		return nil, nil, hint.Errorf("the series touches %s, which the race baseline %s does not cover; run %s to refresh it",
-			strings.Join(missing, ", "), o.Race, hint.Run("baseline", "-race-only"))
 	}
 	r := suiteRun{name: "go test -race (touched packages)", logs: "client-race", suite: s, flags: []string{"-race"}, rep: gotest.NewReport(), upstream: true}
 	what := fmt.Sprintf("go test -race: the %d packages the series touches (skipping %d race-baseline failures)", len(racePkgs), len(raceKnown.Tests))
