@@ -172,7 +172,10 @@ func stageRelease(ctx context.Context, o Options) (r *Release, err error) {
 	for _, t := range Targets {
 		bin := filepath.Join(tmp, "bin", t.OS+"_"+t.Arch, "nomad")
 		err := progress.Step(o.Log, fmt.Sprintf("building nomad %s for %s (%s, -tags %s, cgo)", version, t, build.Toolchain, strings.Join(build.Release.Tags, ",")), func() error {
-			return build.Release.Build(ctx, o.Tree.Dir, bin, stamp, t)
+			if err := build.Release.Build(ctx, o.Tree.Dir, bin, stamp, t); err != nil {
+				return err
+			}
+			return build.CheckBinaryGODEBUG(bin)
 		})
 		if err != nil {
 			return nil, err

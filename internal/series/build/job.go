@@ -38,6 +38,9 @@ func (j Job) Run(ctx context.Context) error {
 	}
 	what := fmt.Sprintf("building %s (Nomad %s+%s, revision %s, %s build)", j.Out, j.Upstream, meta, stamp.Revision, j.Profile.Name)
 	return progress.Step(j.Log, what, func() error {
-		return j.Profile.Build(ctx, j.Repo.Dir, j.Out, stamp, Host())
+		if err := j.Profile.Build(ctx, j.Repo.Dir, j.Out, stamp, Host()); err != nil {
+			return err
+		}
+		return CheckBinaryGODEBUG(j.Out)
 	})
 }
