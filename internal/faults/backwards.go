@@ -172,16 +172,10 @@ func (s *separations) joinAll(ctx context.Context) error {
 // collected. A wait that runs out is noted, not an error: the scenario
 // goes on with what was collected.
 func (r *run) collect(ctx context.Context) (int, error) {
-	var before []cluster.AllocStub
 	// The clients' terminal updates of version 0 must have landed: a
 	// running allocation is not collected.
-	err := cluster.WaitFor(ctx, "version 0's allocations to stop", time.Minute, 200*time.Millisecond, func() (bool, error) {
-		allocs, err := r.allocs(ctx)
-		if err == nil {
-			before = allocs
-		}
-		return err == nil && oldRunning(allocs) == 0, err
-	})
+	before, err := r.waitAllocs(ctx, "version 0's allocations to stop", 200*time.Millisecond, nil,
+		func(allocs []cluster.AllocStub) bool { return oldRunning(allocs) == 0 })
 	if ctx.Err() != nil {
 		return 0, ctx.Err()
 	}
@@ -197,14 +191,8 @@ func (r *run) collect(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	after := before
-	err = cluster.WaitFor(ctx, "version 0's allocations to be collected", time.Minute, 500*time.Millisecond, func() (bool, error) {
-		allocs, err := r.allocs(ctx)
-		if err == nil {
-			after = allocs
-		}
-		return err == nil && oldVersion(allocs) == 0, err
-	})
+	after, err := r.waitAllocs(ctx, "version 0's allocations to be collected", 500*time.Millisecond, before,
+		func(allocs []cluster.AllocStub) bool { return oldVersion(allocs) == 0 })
 	if ctx.Err() != nil {
 		return 0, ctx.Err()
 	}
@@ -344,4 +332,18 @@ func (r *run) shutdownFlush(ctx context.Context) (time.Time, error) {
 	r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s stopped as its task ended (%s being stopped), leader %s stalled meanwhile, started again 5 s later",
 		faultedClient, experiment.ShortID(stopping), leader.Spec.Name))
 	return time.Now(), nil
+}
+
+// waitAllocs polls the servers' allocations every interval, for at most a
+// minute, until done holds for them, and returns the last ones read (last
+// if none could be read).
+func (r *run) waitAllocs(ctx context.Context, what string, interval time.Duration, last []cluster.AllocStub, done func([]cluster.AllocStub) bool) ([]cluster.AllocStub, error) {
+	err := cluster.WaitFor(ctx, what, time.Minute, interval, func() (bool, error) {
+		allocs, err := r.allocs(ctx)
+		if err == nil {
+			last = allocs
+		}
+		return err == nil && done(allocs), err
+	})
+	return last, err
 }
