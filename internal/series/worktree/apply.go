@@ -61,6 +61,15 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		if err := t.onForkBranch(ctx, opts.Force); err != nil {
 			return err
 		}
+		// Not even -force discards commits made on the base branch:
+		// resetting it would drop them without a word.
+		if old, err := t.Base(ctx); err != nil {
+			return err
+		} else if old != "" {
+			if err := t.baseUnmoved(ctx, "apply"); err != nil {
+				return err
+			}
+		}
 	}
 	if opts.Abort {
 		if len(state.Pending) == 0 {
@@ -121,6 +130,9 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		// An interrupted -continue that had applied the last patch.
 		hint.Fprint(t.Log, hint.Sprintf("the apply is complete; resolved by hand: %s; run %s to save the resolutions to patches/", strings.Join(state.Resolved, ", "), hint.Run("extract")))
 		return nil
+	case opts.Continue && len(state.Pending) == 0 && len(state.Unapplied) > 0:
+		// -abort ended the stopped apply; the rest is a new apply's.
+		return hint.Errorf("%w in %s: the apply was aborted before %s; run %s to apply the rest", ErrNothing, t.Dir, state.Unapplied[0], hint.Run("apply"))
 	case opts.Continue && len(state.Pending) == 0:
 		return fmt.Errorf("%w in %s: nothing to continue", ErrNothing, t.Dir)
 	case inAm && !opts.Force:

@@ -133,6 +133,9 @@ func (t *Tree) Require(ctx context.Context, n Need) error {
 		if base == "" {
 			return hint.Errorf("%s has no %q branch (the base ref), so nomadfork cannot tell which commits are the series; run %s to recreate it", t.Dir, BaseBranch, hint.Run("apply"))
 		}
+		if err := t.baseUnmoved(ctx, n.Verb); err != nil {
+			return err
+		}
 	}
 	if n.NoOp {
 		op, err := t.InProgress(ctx)
@@ -274,4 +277,60 @@ func sameHashes(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// baseUnmoved refuses when commits were made on the base branch. The tool
+// imports upstream as a root commit and owns the branch that names it: a
+// commit made there by hand (with the branch checked out) moves it, and
+// every commit count from it is then off by that many. The refusal names
+// the commits, which of them the fork branch still lacks, and the commands
+// that keep them and put the branch back.
+func (t *Tree) baseUnmoved(ctx context.Context, verb string) error {
+	if _, err := t.Repo.Run(ctx, "rev-parse", "--verify", "--quiet", BaseRef+"^"); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return nil // a root commit: where apply put it
+	}
+	root, err := t.Repo.Line(ctx, "rev-list", "--max-parents=0", "--first-parent", BaseRef)
+	if err != nil {
+		return err
+	}
+	own, err := t.Repo.Lines(ctx, "log", "--format=%h %s", "--reverse", root+".."+BaseRef)
+	if err != nil {
+		return err
+	}
+	// Commits of the base branch the fork branch does not hold by content
+	// ("+" lines of git cherry); none when the fork branch is missing.
+	var lacking []string
+	if fork, _ := t.Repo.ResolveCommit(ctx, "refs/heads/"+ForkBranch); fork != "" {
+		lines, err := t.Repo.Lines(ctx, "cherry", "--abbrev", ForkBranch, BaseRef, root)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			if h, ok := strings.CutPrefix(l, "+ "); ok {
+				lacking = append(lacking, h)
+			}
+		}
+	}
+	short := root
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	again := hint.Run(verb)
+	if verb == "" {
+		again = hint.Run("apply")
+	}
+	pick := "the fork branch holds them all already"
+	if len(lacking) > 0 {
+		pick = fmt.Sprintf("pick the ones the fork branch lacks onto it (`git -C %s cherry-pick %s`)", t.Dir, strings.Join(lacking, " "))
+	}
+	return &RefusalError{
+		What: hint.Sprintf("the %q branch of %s, which nomadfork owns, has moved: %d commit(s) were made on it, on top of the upstream it imported (%s), so it no longer tells the series from upstream:",
+			BaseBranch, t.Dir, len(own), short),
+		Items: own,
+		Hint: hint.Sprintf("keep them on the %q branch and put %q back: run `git -C %s checkout %s`; %s; then `git -C %s branch -f %s %s`, and run %s again",
+			ForkBranch, BaseBranch, t.Dir, ForkBranch, pick, t.Dir, BaseBranch, short, again),
+	}
 }
