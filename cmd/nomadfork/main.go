@@ -108,18 +108,18 @@ const exitInterrupted = cli.ExitInterrupted
 // cause names, first, the system condition behind err when the message
 // would bury it: a full disk, a read-only file system, a permission.
 func cause(err error) string {
-	c, ok := cli.ConditionOf(err)
+	c, ok := conditionOf(err)
 	switch {
 	case !ok:
 		return ""
-	case c.Cond == cli.DiskFull:
+	case c.Cond == diskFull:
 		if strings.HasPrefix(err.Error(), "disk full") {
 			return "" // said already
 		}
 		return "disk full (no space left on device): "
 	case c.ReadOnlyFS:
 		return "read-only file system: "
-	case c.Cond == cli.NotWritable && !c.Checked:
+	case c.Cond == notWritable && !c.Checked:
 		return c.Path + " is not writable: "
 	}
 	return ""
@@ -128,13 +128,13 @@ func cause(err error) string {
 // remedy says, after an error a system condition caused, what to do about
 // it and the command to run then.
 func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
-	c, ok := cli.ConditionOf(err)
-	if e == nil || !ok || c.Cond == cli.ReadOnly {
+	c, ok := conditionOf(err)
+	if e == nil || !ok || c.Cond == readOnly {
 		return
 	}
 	what := "make " + c.Path + " writable (`chmod u+w`; an immutable file: `chattr -i`)"
 	switch {
-	case c.Cond == cli.DiskFull:
+	case c.Cond == diskFull:
 		dir := e.Line.WorkTree
 		if c.Path != "" {
 			dir = filepath.Dir(c.Path)

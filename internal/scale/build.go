@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"golang.org/x/mod/modfile"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gocmd"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 )
 
@@ -102,13 +102,8 @@ func BuildNodesim(ctx context.Context, simDir, tree, out string, log io.Writer) 
 		return err
 	}
 	return progress.Step(log, fmt.Sprintf("building the simulator against %s into %s", tree, out), func() error {
-		cmd := exec.CommandContext(ctx, "go", "build", "-modfile", out+".mod", "-trimpath", "-o", out, "./cmd/nodesim")
-		cmd.Dir = simDir
-		cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("go build ./cmd/nodesim in %s: %w\n%s", simDir, err, b)
-		}
-		return nil
+		_, err := gocmd.Cmd{Dir: simDir, Env: append(os.Environ(), "GOWORK=off", "GOFLAGS=-buildvcs=false")}.CombinedOutput(ctx, "build", "-modfile", out+".mod", "-trimpath", "-o", out, "./cmd/nodesim")
+		return err
 	})
 }
 

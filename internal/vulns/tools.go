@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gocmd"
 	"golang.org/x/mod/modfile"
 )
 
@@ -181,18 +182,17 @@ func (t Tools) buildDB(ctx context.Context, p *Prepared) error {
 // goCmd runs the go command in ModDir with the installed toolchain and
 // -mod=readonly, so go.sum verifies every module.
 func (t Tools) goCmd(ctx context.Context, stdout io.Writer, args ...string) error {
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = t.ModDir
-	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly")
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	out, err := gocmd.Cmd{Dir: t.ModDir, Env: append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-mod=readonly")}.Output(ctx, args...)
+	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("go %s in %s: %w: %s (the module proxy must be reachable for the first run)", strings.Join(args, " "), t.ModDir, err, lastLines(stderr.Bytes(), 10))
+		return fmt.Errorf("%w\n(the module proxy must be reachable for the first run)", err)
 	}
-	return nil
+	if stdout != nil {
+		_, err = stdout.Write(out)
+	}
+	return err
 }
 
 func fileExists(name string) bool {

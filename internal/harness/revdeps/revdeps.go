@@ -8,10 +8,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os/exec"
 	"sort"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gocmd"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 )
 
@@ -24,14 +24,9 @@ func Find(ctx context.Context, dir string, changed, excluded []string) ([]string
 	// With -test, go list adds a "p.test" package per package with tests
 	// whose Deps are everything its test binary links, test variants
 	// included ("q [p.test]").
-	cmd := exec.CommandContext(ctx, "go", "list", "-e", "-test", "-f", "{{.ImportPath}}\t{{join .Deps \" \"}}", "./...")
-	cmd.Dir = dir
-	cmd.Env = build.GoEnv()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := gocmd.Cmd{Dir: dir, Env: build.GoEnv()}.Output(ctx, "list", "-e", "-test", "-f", "{{.ImportPath}}\t{{join .Deps \" \"}}", "./...")
 	if err != nil {
-		return nil, fmt.Errorf("go list -test ./... in %s: %w\n%s", dir, err, stderr.String())
+		return nil, err
 	}
 	want := map[string]bool{}
 	for _, c := range changed {

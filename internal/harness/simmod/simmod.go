@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -23,6 +22,7 @@ import (
 	"golang.org/x/mod/semver"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gocmd"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 )
 
@@ -136,11 +136,7 @@ func For(ctx context.Context, dir, tree, modPath, version, scratch string, log i
 	}
 	// The line's Nomad may require newer modules than sim/go.mod lists:
 	// tidy raises them in the copy (and fetches their go.sum lines).
-	cmd := exec.CommandContext(ctx, "go", "mod", "tidy", "-modfile="+m.ModFile)
-	cmd.Dir = dir
-	cmd.Env = build.GoEnv()
-	cmd.Stdout, cmd.Stderr = log, log
-	if err := cmd.Run(); err != nil {
+	if err := (gocmd.Cmd{Dir: dir, Env: build.GoEnv(), Log: log}).Run(ctx, "mod", "tidy", "-modfile="+m.ModFile); err != nil {
 		return m, fmt.Errorf("go mod tidy of the sim module against %s (%s): %w", tree, m.ModFile, err)
 	}
 	return m, nil

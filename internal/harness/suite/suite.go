@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gocmd"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/gotest"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
@@ -48,11 +49,7 @@ type Invocation struct {
 // Download fetches every module the tests of Dir need, which must happen
 // before the network is cut.
 func (s *Suite) Download(ctx context.Context) error {
-	cmd := exec.CommandContext(ctx, "go", "mod", "download")
-	cmd.Dir = s.Dir
-	cmd.Env = build.GoEnvFlags(s.GoFlags)
-	cmd.Stdout, cmd.Stderr = s.Log, s.Log
-	if err := cmd.Run(); err != nil {
+	if err := (gocmd.Cmd{Dir: s.Dir, Env: build.GoEnvFlags(s.GoFlags), Log: s.Log}).Run(ctx, "mod", "download"); err != nil {
 		return fmt.Errorf("downloading test modules of %s: %w", s.Dir, err)
 	}
 	return nil
@@ -61,11 +58,7 @@ func (s *Suite) Download(ctx context.Context) error {
 // List expands package patterns of the module into import paths.
 func (s *Suite) List(ctx context.Context, patterns ...string) ([]string, error) {
 	args := append([]string{"list", "-e", "-f", "{{.ImportPath}}"}, patterns...)
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = s.Dir
-	cmd.Env = build.GoEnvFlags(s.GoFlags)
-	cmd.Stderr = s.Log
-	out, err := cmd.Output()
+	out, err := gocmd.Cmd{Dir: s.Dir, Env: build.GoEnvFlags(s.GoFlags), Log: s.Log}.Output(ctx, args...)
 	if err != nil {
 		return nil, fmt.Errorf("listing packages %s: %w", strings.Join(patterns, " "), err)
 	}

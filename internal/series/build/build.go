@@ -4,7 +4,6 @@ package build
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -12,9 +11,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gocmd"
 )
 
 // VersionPackage is the package whose variables -ldflags -X sets.
@@ -81,14 +80,8 @@ func GoEnvFlags(goFlags []string, extra ...string) []string {
 // Go runs the go command with args in dir, in the environment of GoEnv, and
 // returns what it printed on stdout and stderr together.
 func Go(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = dir
-	cmd.Env = GoEnv()
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	err := cmd.Run()
-	return out.String(), err
+	out, err := gocmd.Cmd{Dir: dir, Env: GoEnv()}.CombinedOutput(ctx, args...)
+	return string(out), err
 }
 
 // Nomad builds the nomad binary of the tree at dir into out for the
@@ -118,14 +111,9 @@ func (p Profile) Build(ctx context.Context, dir, out string, s Stamp, t Target) 
 			return fmt.Errorf("building for %s needs the C cross compiler %s (cgo, as upstream's release): run scripts/deps.sh, or apt-get install gcc-%s", t, cc, strings.TrimSuffix(cc, "-gcc"))
 		}
 	}
-	cmd := exec.CommandContext(ctx, "go", p.Args(s, abs)...)
-	cmd.Dir = dir
-	cmd.Env = p.Env(t)
-	// A tool killed outright (kill -9) takes its build with it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	cmd.Stdout = os.Stderr
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
+	// Its output goes to the tool's stderr as it comes (a release build
+	// takes minutes); a tool killed outright takes the build with it.
+	if err := (gocmd.Cmd{Dir: dir, Env: p.Env(t), Log: os.Stderr}).Run(ctx, p.Args(s, abs)...); err != nil {
 		return fmt.Errorf("building %s: %w", out, err)
 	}
 	return p.verify(abs, t, goVersion)

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gocmd"
 )
 
 // Toolchain is the Go release every nomad build uses, through GOTOOLCHAIN:
@@ -132,7 +133,7 @@ func goproxy() string {
 	if v := os.Getenv("GOPROXY"); v != "" {
 		return v
 	}
-	out, err := exec.Command("go", "env", "GOPROXY").Output()
+	out, err := gocmd.Cmd{}.Output(context.Background(), "env", "GOPROXY")
 	if err != nil {
 		return "unknown"
 	}
@@ -143,10 +144,7 @@ func goproxy() string {
 // dir, downloading it if needed (before any sandbox cuts the network), and
 // returns its version (with ToolchainOverride set: whatever that runs).
 func CheckToolchain(ctx context.Context, dir string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "env", "GOVERSION")
-	cmd.Dir = dir
-	cmd.Env = Release.Env(Host())
-	out, err := cmd.CombinedOutput()
+	out, err := gocmd.Cmd{Dir: dir, Env: Release.Env(Host())}.CombinedOutput(ctx, "env", "GOVERSION")
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", ctx.Err()

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gocmd"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
@@ -309,16 +310,12 @@ func oneLine(s string) string {
 }
 
 func goCmd(ctx context.Context, dir string, log io.Writer, args ...string) error {
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = dir
-	cmd.Env = build.GoEnv()
-	var stderr bytes.Buffer
-	cmd.Stdout = log
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("go %s: %w\n%s", strings.Join(args, " "), err, stderr.String())
+	// What it prints on stdout goes to log; its stderr only into the error.
+	out, err := gocmd.Cmd{Dir: dir, Env: build.GoEnv()}.Output(ctx, args...)
+	if log != nil {
+		log.Write(out)
 	}
-	return nil
+	return err
 }
 
 // buildAll builds every package of the tree in dir, linking its

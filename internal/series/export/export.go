@@ -9,13 +9,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gocmd"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 
@@ -211,11 +211,8 @@ func Verify(ctx context.Context, repo *git.Repo, base, mbox, dir string, withBui
 	}
 	// -trimpath keeps the fresh tree's directory out of the build cache's
 	// keys: the packages a PR leaves alone are not compiled again per PR.
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "./...")
-	cmd.Dir = abs
-	cmd.Env = build.GoEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("the exported tree does not build: %v\n%s", err, out)
+	if _, err := (gocmd.Cmd{Dir: abs, Env: build.GoEnv()}).CombinedOutput(ctx, "build", "-trimpath", "./..."); err != nil {
+		return fmt.Errorf("the exported tree does not build: %w", err)
 	}
 	fmt.Fprintf(log, "the exported tree builds (go build -trimpath ./...)\n")
 	return nil

@@ -3,14 +3,12 @@
 package upstream
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	"golang.org/x/mod/semver"
 	"golang.org/x/mod/sumdb/dirhash"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/gocmd"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 )
 
@@ -52,18 +51,13 @@ type download struct {
 // Download downloads m with `go mod download` and returns its location and
 // metadata without verifying it.
 func Download(ctx context.Context, m pin.Module) (*Module, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", m.String())
 	// Run outside any module so that no go.mod influences the download.
-	cmd.Dir = os.TempDir()
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GO111MODULE=on", "GOWORK=off")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	cmd.Stderr = &stderr
-	runErr := cmd.Run()
+	goCmd := gocmd.Cmd{Dir: os.TempDir(), Env: append(os.Environ(), "GOFLAGS=-mod=mod", "GO111MODULE=on", "GOWORK=off")}
+	stdout, runErr := goCmd.Output(ctx, "mod", "download", "-json", m.String())
 	var d download
-	if err := json.Unmarshal(stdout.Bytes(), &d); err != nil {
+	if err := json.Unmarshal(stdout, &d); err != nil {
 		if runErr != nil {
-			return nil, fmt.Errorf("downloading %s: %w: %s", m, runErr, strings.TrimSpace(stderr.String()))
+			return nil, fmt.Errorf("downloading %s: %w", m, runErr)
 		}
 		return nil, fmt.Errorf("downloading %s: parsing go output: %w", m, err)
 	}
@@ -71,7 +65,7 @@ func Download(ctx context.Context, m pin.Module) (*Module, error) {
 		return nil, fmt.Errorf("downloading %s: %s (the Go module proxy serves no such version: name a released one, in the line's pin or in the flag that gave %s)", m, d.Error, m.Version)
 	}
 	if runErr != nil {
-		return nil, fmt.Errorf("downloading %s: %w: %s", m, runErr, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("downloading %s: %w", m, runErr)
 	}
 	out := &Module{Module: m, Source: d.Dir, GoModSum: d.GoModSum}
 	out.Sum = d.Sum
