@@ -63,12 +63,8 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		}
 		// Not even -force discards commits made on the base branch:
 		// resetting it would drop them without a word.
-		if old, err := t.Base(ctx); err != nil {
+		if err := t.baseUnmoved(ctx, "apply"); err != nil {
 			return err
-		} else if old != "" {
-			if err := t.baseUnmoved(ctx, "apply"); err != nil {
-				return err
-			}
 		}
 	}
 	if opts.Abort {

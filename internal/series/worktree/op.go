@@ -279,6 +279,12 @@ func sameHashes(a, b map[string]string) bool {
 	return true
 }
 
+// BaseUnmoved is baseUnmoved for a verb that edits the series before it
+// applies it (drop): it refuses before the first write.
+func (t *Tree) BaseUnmoved(ctx context.Context, verb string) error {
+	return t.baseUnmoved(ctx, verb)
+}
+
 // baseUnmoved refuses when commits were made on the base branch. The tool
 // imports upstream as a root commit and owns the branch that names it: a
 // commit made there by hand (with the branch checked out) moves it, and
@@ -286,6 +292,9 @@ func sameHashes(a, b map[string]string) bool {
 // the commits, which of them the fork branch still lacks, and the commands
 // that keep them and put the branch back.
 func (t *Tree) baseUnmoved(ctx context.Context, verb string) error {
+	if base, err := t.Base(ctx); err != nil || base == "" {
+		return err // no base branch: nothing has moved it
+	}
 	if _, err := t.Repo.Run(ctx, "rev-parse", "--verify", "--quiet", BaseRef+"^"); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
