@@ -97,10 +97,15 @@ func (e *GapError) Error() string { return e.Render(nil) }
 func (e *GapError) Render(r hint.Renderer) string {
 	// The restore names the missing number's file only: a checkout of
 	// the whole directory would discard the user's other edits there.
+	// A file renamed by hand (a number changed) may be one git does not
+	// track, which no checkout restores: renaming it back is the way.
+	dir, base := filepath.Dir(e.Path), filepath.Base(e.Path)
+	back := filepath.Join(dir, fmt.Sprintf("%04d", e.Want)+base[strings.IndexByte(base, '-'):])
 	return hint.Sprintf("%s: expected number %04d (the series is numbered from 0001 without gaps): a patch file is missing or was renamed; "+
-		"restore the missing one (`git checkout -- '%s'`, which leaves the other files as they are), or, to remove a patch from the series, drop its commit in the work tree (`git rebase -i upstream` there) and run %s, which renumbers the files "+
+		"if you renamed this one, rename it back (`mv '%s' '%s'`); "+
+		"if one is missing, restore it (`git checkout -- '%s'` for a file the repository tracks, which leaves the other files as they are), or, to remove a patch from the series, drop its commit in the work tree (`git rebase -i upstream` there) and run %s, which renumbers the files "+
 		"(after an aborted apply, %s refuses until the series is applied: restore the file and run %s first)",
-		e.Path, e.Want, filepath.Join(filepath.Dir(e.Path), fmt.Sprintf("%04d-*.patch", e.Want)), hint.Run("extract"), hint.Run("extract"), hint.Run("apply")).Render(r)
+		e.Path, e.Want, e.Path, back, filepath.Join(dir, fmt.Sprintf("%04d-*.patch", e.Want)), hint.Run("extract"), hint.Run("extract"), hint.Run("apply")).Render(r)
 }
 
 // ListAny is List without the numbering check: extract reads the series it

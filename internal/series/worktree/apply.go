@@ -494,7 +494,17 @@ func (t *Tree) applyOne(ctx context.Context, p series.Patch) error {
 	var am *git.AmError
 	switch {
 	case err == nil:
-		return nil
+		// git am's three-way fallback skips a patch whose changes are in
+		// the tree already ("No changes -- Patch already applied"): it
+		// made no commit, so the series on disk and the work tree would
+		// no longer match one for one, and extract would delete the file.
+		after, herr := t.Head(ctx)
+		if herr != nil || after != before {
+			return herr
+		}
+		return &ConflictError{Patch: p.Name, Output: "it changes nothing: the patches before it (or upstream) make its changes already",
+			Resume: hint.Sprintf("%s holds upstream and the patches before it. If %s is a copy of an earlier patch, delete it; if it should change more, fix it; then run %s to go on",
+				t.Dir, p.Path, hint.Run("apply"))}
 	case errors.As(err, &am) && am.Unmerged:
 		return &ConflictError{Patch: p.Name, Conflict: true, Files: am.Files, Hunks: am.Hunks, Output: am.Output,
 			Resume: hint.Sprintf("resolve the conflicts in %s, `git add` the files, then run %s;\nor run %s to stop here, keeping the patches before it",
