@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -103,15 +104,52 @@ func (c Cmd) run(ctx context.Context, capture bool, args []string) ([]byte, erro
 }
 
 func (c Cmd) command(ctx context.Context, args []string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, "go", args...)
-	cmd.Dir = c.Dir
-	cmd.Env = c.Env
-	if cmd.Env == nil {
-		cmd.Env = os.Environ()
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
 	}
-	// A tool killed outright (kill -9) takes its go command along.
+	cmd := exec.CommandContext(ctx, c.binary(ctx, env), args...)
+	cmd.Dir = c.Dir
+	cmd.Env = env
+	// A tool killed outright (kill -9) takes its go command along. The
+	// signal is the starting thread's: a go command that switches
+	// toolchains (GOTOOLCHAIN, a go.mod toolchain line) execs the other
+	// one from any of its threads and loses it, so binary runs the
+	// selected toolchain's own go command, which switches no more.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	return cmd
+}
+
+// binaries caches the go command each directory and GOTOOLCHAIN select.
+var binaries sync.Map
+
+// binary returns the go command of the toolchain that `go` selects in
+// c.Dir with env: that toolchain's bin/go (downloaded by the selecting
+// run if needed), or "go" when it cannot tell.
+func (c Cmd) binary(ctx context.Context, env []string) string {
+	toolchain := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GOTOOLCHAIN="); ok {
+			toolchain = v
+		}
+	}
+	key := c.Dir + "\x00" + toolchain
+	if bin, ok := binaries.Load(key); ok {
+		return bin.(string)
+	}
+	cmd := exec.CommandContext(ctx, "go", "env", "GOROOT")
+	cmd.Dir, cmd.Env = c.Dir, env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.Output()
+	if err != nil {
+		return "go" // the real run says what is wrong
+	}
+	bin := filepath.Join(strings.TrimSpace(string(out)), "bin", "go")
+	if _, err := os.Stat(bin); err != nil {
+		return "go"
+	}
+	binaries.Store(key, bin)
+	return bin
 }
 
 func (c Cmd) tee(w io.Writer) io.Writer {

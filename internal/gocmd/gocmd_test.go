@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -41,5 +43,34 @@ func TestCancelledReturnsContextError(t *testing.T) {
 	cancel()
 	if _, err := (Cmd{}).CombinedOutput(ctx, "env"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestBinaryNeedsNoSwitch: the go command run is the selected toolchain's
+// own, so it does not re-exec (which loses the parent-death signal): the
+// resolved binary, told to use no other toolchain, reports the version
+// the selecting go command does.
+func TestBinaryNeedsNoSwitch(t *testing.T) {
+	ctx := context.Background()
+	for _, toolchain := range []string{"local", "go1.26.11"} {
+		env := append(os.Environ(), "GOTOOLCHAIN="+toolchain)
+		want, err := Cmd{Env: env}.Output(ctx, "env", "GOVERSION")
+		if err != nil {
+			t.Logf("GOTOOLCHAIN=%s: %v (not available here)", toolchain, err)
+			continue
+		}
+		bin := Cmd{Env: env}.binary(ctx, env)
+		if bin == "go" {
+			t.Fatalf("GOTOOLCHAIN=%s: binary not resolved", toolchain)
+		}
+		cmd := exec.Command(bin, "env", "GOVERSION")
+		cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local")
+		got, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("GOTOOLCHAIN=%s: %s reports %q, the selection %q", toolchain, bin, got, want)
+		}
 	}
 }

@@ -65,8 +65,8 @@ func DropInTree(ctx context.Context, t *worktree.Tree, cur *pin.Pin, dir, name, 
 		return nil, err
 	}
 	if hasTree {
-		// Reapply refuses a moved base branch: refuse before the edit.
-		if err := t.BaseUnmoved(ctx, "drop"); err != nil {
+		// What Reapply would refuse is refused before the edit.
+		if err := t.CanReapply(ctx, "drop"); err != nil {
 			return nil, err
 		}
 		patches, err := series.List(dir)

@@ -58,7 +58,7 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 		return err
 	}
 	if !opts.Abort && !opts.Continue {
-		if err := t.onForkBranch(ctx, opts.Force); err != nil {
+		if err := t.onForkBranch(ctx, "apply", opts.Force); err != nil {
 			return err
 		}
 		// Not even -force discards commits made on the base branch:
@@ -212,7 +212,10 @@ func (t *Tree) Apply(ctx context.Context, base string, patches []series.Patch, o
 // the upstream branch (which the tool owns), another branch or a detached
 // HEAD, apply would commit the series there. With force it lets apply go
 // on, which then checks out the fork branch afresh.
-func (t *Tree) onForkBranch(ctx context.Context, force bool) error {
+//
+// verb is the verb refused: drop, which edits a patch and then applies
+// the series, refuses before its edit.
+func (t *Tree) onForkBranch(ctx context.Context, verb string, force bool) error {
 	if force {
 		return nil
 	}
@@ -236,9 +239,9 @@ func (t *Tree) onForkBranch(ctx context.Context, force bool) error {
 	}
 	short, _ := t.Repo.Line(ctx, "rev-parse", "--short", "HEAD")
 	return &RefusalError{
-		What: hint.Sprintf("HEAD of %s is %s at %s, not on the %q branch the series is applied on: %s would commit the series there", t.Dir, where, short, ForkBranch, hint.Run("apply")),
+		What: hint.Sprintf("HEAD of %s is %s at %s, not on the %q branch the series is applied on: %s would commit the series there", t.Dir, where, short, ForkBranch, hint.Run(verb)),
 		Hint: hint.Sprintf("get back with `git -C %s checkout %s`, then run %s; commits of yours on HEAD that the series should hold: pick them onto %s first (`git -C %s cherry-pick <commit>...`, then %s); %s checks out %s afresh, discarding its unextracted commits",
-			t.Dir, ForkBranch, hint.Run("apply"), ForkBranch, t.Dir, hint.Run("extract"), hint.Run("apply", "-force"), ForkBranch),
+			t.Dir, ForkBranch, hint.Run(verb), ForkBranch, t.Dir, hint.Run("extract"), hint.Run("apply", "-force"), ForkBranch),
 	}
 }
 

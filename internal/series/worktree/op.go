@@ -279,10 +279,26 @@ func sameHashes(a, b map[string]string) bool {
 	return true
 }
 
-// BaseUnmoved is baseUnmoved for a verb that edits the series before it
-// applies it (drop): it refuses before the first write.
-func (t *Tree) BaseUnmoved(ctx context.Context, verb string) error {
-	return t.baseUnmoved(ctx, verb)
+// CanReapply refuses what would make apply refuse after verb edited the
+// series (drop: it edits a patch, then applies the series): a moved base
+// branch, a HEAD on another branch than the fork's. It refuses before the
+// verb's first write. A detached HEAD passes: the series is then not
+// applied, and the verb says so.
+func (t *Tree) CanReapply(ctx context.Context, verb string) error {
+	if err := t.baseUnmoved(ctx, verb); err != nil {
+		return err
+	}
+	ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD")
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return nil // detached
+	}
+	if ref == "refs/heads/"+ForkBranch {
+		return nil
+	}
+	return t.onForkBranch(ctx, verb, false)
 }
 
 // baseUnmoved refuses when commits were made on the base branch. The tool
