@@ -96,24 +96,26 @@ func TestStoppingOn(t *testing.T) {
 		{ID: "early", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
 		{ID: "other", NodeID: "n2", DesiredStatus: "run", ClientStatus: experiment.ClientRunning},
 	}
-	if got := stoppingOn(first, "n1", wanted); got != "" {
-		t.Errorf("first poll: %q; a stop decided before the first poll may be over", got)
+	if got, ok := stoppingOn(first, wanted); ok {
+		t.Errorf("first poll: %q; a stop decided before the first poll may be over", got.ID)
 	}
+	// The stop is seen on whichever node it happens: the node a scenario
+	// would pick may hold no allocation the deployment stops later.
 	second := []cluster.AllocStub{
-		{ID: "run", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
+		{ID: "run", NodeID: "n1", DesiredStatus: "run", ClientStatus: experiment.ClientRunning},
 		{ID: "early", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
 		{ID: "other", NodeID: "n2", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
 	}
-	if got := stoppingOn(second, "n1", wanted); got != "run" {
-		t.Errorf("second poll: %q; want run, just stopped on n1", got)
+	if got, ok := stoppingOn(second, wanted); !ok || got.ID != "other" || got.NodeID != "n2" {
+		t.Errorf("second poll: %q on %q, %v; want other on n2, just stopped", got.ID, got.NodeID, ok)
 	}
-	second[0].ClientStatus = experiment.ClientPending
-	if got := stoppingOn(second, "n1", wanted); got != "run" {
-		t.Errorf("waiting out its shutdown_delay: %q; want run", got)
+	second[2].ClientStatus = experiment.ClientPending
+	if got, ok := stoppingOn(second, wanted); !ok || got.ID != "other" {
+		t.Errorf("waiting out its shutdown_delay: %q, %v; want other", got.ID, ok)
 	}
-	second[0].ClientStatus = experiment.ClientComplete
-	if got := stoppingOn(second, "n1", wanted); got != "" {
-		t.Errorf("once complete: %q", got)
+	second[2].ClientStatus = experiment.ClientComplete
+	if got, ok := stoppingOn(second, wanted); ok {
+		t.Errorf("once complete: %q", got.ID)
 	}
 }
 
