@@ -146,6 +146,30 @@ func TestShutdownFlushJobKillsSlowly(t *testing.T) {
 	}
 }
 
+// After a restore the clients learn that the servers went back only when
+// their blocking queries return (up to 5 min and 1/16 of jitter after they
+// began): the restored deployment, whose progress deadline counts from its
+// last progress before the snapshot, must not fail before.
+func TestSnapshotRestoreDeploymentOutlastsBlockingQueries(t *testing.T) {
+	f, err := LookupFault("snapshot-restore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{opts: DefaultOptions, fault: f}
+	longestQuery := 5*time.Minute + 5*time.Minute/16
+	if got := r.job(1).TaskGroups[0].Update.ProgressDeadline; got <= longestQuery+time.Minute {
+		t.Errorf("progress_deadline %v; want well above the clients' longest blocking query %v", got, longestQuery)
+	}
+	if f.MinConverge <= longestQuery {
+		t.Errorf("MinConverge %v; want above the clients' longest blocking query %v", f.MinConverge, longestQuery)
+	}
+	other, _ := LookupFault("stale-read")
+	r = &run{opts: DefaultOptions, fault: other}
+	if got := r.job(1).TaskGroups[0].Update.ProgressDeadline; got != 5*time.Minute {
+		t.Errorf("progress_deadline %v in a scenario that does not ask for another; want 5m", got)
+	}
+}
+
 func TestWriteFindingsClientOnly(t *testing.T) {
 	var b bytes.Buffer
 	writeFindings(&b, &Result{Label: "fork", Verdict: Verdict{ClientOnly: []Finding{{Alloc: "a4"}, {Alloc: "a6"}}}})
