@@ -224,51 +224,58 @@ func oldVersion(allocs []cluster.AllocStub) int {
 	return n
 }
 
-// stoppingOn returns an allocation on the node the servers want stopped
-// while it still runs (or waits out its shutdown_delay: pending) and that the previous poll held wanted (run): its
-// task is being killed, the kill just began. "" when there is none; want
-// collects the node's allocations wanted now, for the next poll.
-func stoppingOn(allocs []cluster.AllocStub, nodeID string, wanted map[string]bool) string {
-	found := ""
+// stoppingOn returns an allocation the servers want stopped while it
+// still runs (or waits out its shutdown_delay: pending) and that the
+// previous poll held wanted (run): its task is being killed, the kill just
+// began. ok is false when there is none; wanted collects the allocations
+// wanted now, for the next poll.
+func stoppingOn(allocs []cluster.AllocStub, wanted map[string]bool) (stopping cluster.AllocStub, ok bool) {
 	for _, a := range allocs {
-		if a.NodeID != nodeID {
-			continue
-		}
 		switch {
 		case a.DesiredStatus == "run":
 			wanted[a.ID] = true
-		case wanted[a.ID] && (a.ClientStatus == experiment.ClientRunning || a.ClientStatus == experiment.ClientPending) && found == "":
-			found = a.ID
+		case wanted[a.ID] && (a.ClientStatus == experiment.ClientRunning || a.ClientStatus == experiment.ClientPending) && !ok:
+			stopping, ok = a, true
 		}
 	}
-	return found
+	return stopping, ok
 }
 
-// shutdownFlush stops client1 right after its tasks end, while the leader
-// is stalled: it waits until the servers newly want an allocation on
-// client1 stopped (the deployment stops version 0; the job's tasks are killed
-// Fault.ShutdownDelay after that), stalls the leader (SIGSTOP), waits until
-// client1 counts the task dead, stops the agent (SIGINT) at once,
-// continues the leader once the agent exited or after flushStall, and
-// starts the agent again 5 s later. The final statuses must reach the
-// servers before the agent exits or once it is back.
+// shutdownFlush stops a client right after its tasks end, while the
+// leader is stalled: it waits until the servers newly want an allocation
+// stopped (the deployment stops version 0; the job's tasks are killed
+// Fault.ShutdownDelay after that), stalls the leader (SIGSTOP), waits
+// until that allocation's client counts the task dead, stops the agent
+// (SIGINT) at once, continues the leader once the agent exited or after
+// flushStall, and starts the agent again 5 s later. The final statuses
+// must reach the servers before the agent exits or once it is back.
+//
+// The client is the first one on which a stop is seen, not always
+// client1: the scheduler places version 0 unevenly (15, 1 and 14
+// allocations seen), and a client whose few allocations all stopped in
+// the deployment's first batch, before the first poll, never shows one.
 func (r *run) shutdownFlush(ctx context.Context) (time.Time, error) {
-	agent := r.c.Agent(faultedClient)
-	node, err := r.node(ctx, faultedClient)
+	names, err := r.nodeNames(ctx)
 	if err != nil {
 		return time.Time{}, err
 	}
 	// A stop the servers just decided: one decided earlier may have
 	// killed its task already.
-	var stopping string
+	var stopping cluster.AllocStub
 	wanted := map[string]bool{}
-	err = cluster.WaitFor(ctx, "an allocation on "+faultedClient+" being stopped", 2*time.Minute, 100*time.Millisecond, func() (bool, error) {
+	err = cluster.WaitFor(ctx, "an allocation being stopped", 2*time.Minute, 100*time.Millisecond, func() (bool, error) {
 		allocs, err := r.allocs(ctx)
-		stopping = stoppingOn(allocs, node.ID, wanted)
-		return stopping != "", err
+		var ok bool
+		stopping, ok = stoppingOn(allocs, wanted)
+		return ok, err
 	})
 	if err != nil {
 		return time.Time{}, err
+	}
+	name := names[stopping.NodeID]
+	agent := r.c.Agent(name)
+	if agent == nil {
+		return time.Time{}, fmt.Errorf("%s is being stopped on node %s, which no client agent runs", experiment.ShortID(stopping.ID), stopping.NodeID)
 	}
 	local := agent.Spec.Host.LocalAPI(agent.Spec.HTTPAddr())
 	completed := func() (float64, error) {
@@ -283,7 +290,7 @@ func (r *run) shutdownFlush(ctx context.Context) (time.Time, error) {
 	}
 	before, err := completed()
 	if err != nil {
-		return time.Time{}, fmt.Errorf("reading %s's metrics: %w", faultedClient, err)
+		return time.Time{}, fmt.Errorf("reading %s's metrics: %w", name, err)
 	}
 	leader, err := r.c.WaitLeader(ctx, time.Minute)
 	if err != nil {
@@ -293,8 +300,8 @@ func (r *run) shutdownFlush(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	r.paused = leader
-	r.logf("%s is being stopped on %s; leader %s stalled", experiment.ShortID(stopping), faultedClient, leader.Spec.Name)
-	err = cluster.WaitFor(ctx, faultedClient+" to count the task's end", 2*r.fault.ShutdownDelay+10*time.Second, 50*time.Millisecond, func() (bool, error) {
+	r.logf("%s is being stopped on %s; leader %s stalled", experiment.ShortID(stopping.ID), name, leader.Spec.Name)
+	err = cluster.WaitFor(ctx, name+" to count the task's end", 2*r.fault.ShutdownDelay+10*time.Second, 50*time.Millisecond, func() (bool, error) {
 		n, err := completed()
 		return n > before, err
 	})
@@ -320,9 +327,9 @@ func (r *run) shutdownFlush(ctx context.Context) (time.Time, error) {
 		graceful = <-stopped
 	}
 	if !graceful {
-		r.res.Notes = append(r.res.Notes, faultedClient+" did not stop within 15s of SIGINT; killed")
+		r.res.Notes = append(r.res.Notes, name+" did not stop within 15s of SIGINT; killed")
 	}
-	r.logf("%s stopped right after its task ended, leader continued", faultedClient)
+	r.logf("%s stopped right after its task ended, leader continued", name)
 	if err := experiment.Sleep(ctx, 5*time.Second); err != nil {
 		return time.Time{}, err
 	}
@@ -330,8 +337,27 @@ func (r *run) shutdownFlush(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	r.res.Notes = append(r.res.Notes, fmt.Sprintf("%s stopped as its task ended (%s being stopped), leader %s stalled meanwhile, started again 5 s later",
-		faultedClient, experiment.ShortID(stopping), leader.Spec.Name))
+		name, experiment.ShortID(stopping.ID), leader.Spec.Name))
 	return time.Now(), nil
+}
+
+// nodeNames maps the servers' node IDs to the client agents' names.
+func (r *run) nodeNames(ctx context.Context) (map[string]string, error) {
+	qctx, cancel := context.WithTimeout(ctx, experiment.QueryTimeout)
+	defer cancel()
+	api, err := r.api(qctx)
+	if err != nil {
+		return nil, err
+	}
+	nodes, err := api.Nodes(qctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing the nodes: %w", err)
+	}
+	names := make(map[string]string, len(nodes))
+	for _, n := range nodes {
+		names[n.ID] = n.Name
+	}
+	return names, nil
 }
 
 // waitAllocs polls the servers' allocations every interval, for at most a

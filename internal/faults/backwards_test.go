@@ -96,24 +96,26 @@ func TestStoppingOn(t *testing.T) {
 		{ID: "early", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
 		{ID: "other", NodeID: "n2", DesiredStatus: "run", ClientStatus: experiment.ClientRunning},
 	}
-	if got := stoppingOn(first, "n1", wanted); got != "" {
-		t.Errorf("first poll: %q; a stop decided before the first poll may be over", got)
+	if got, ok := stoppingOn(first, wanted); ok {
+		t.Errorf("first poll: %q; a stop decided before the first poll may be over", got.ID)
 	}
+	// The stop is seen on whichever node it happens: the node a scenario
+	// would pick may hold no allocation the deployment stops later.
 	second := []cluster.AllocStub{
-		{ID: "run", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
+		{ID: "run", NodeID: "n1", DesiredStatus: "run", ClientStatus: experiment.ClientRunning},
 		{ID: "early", NodeID: "n1", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
 		{ID: "other", NodeID: "n2", DesiredStatus: "stop", ClientStatus: experiment.ClientRunning},
 	}
-	if got := stoppingOn(second, "n1", wanted); got != "run" {
-		t.Errorf("second poll: %q; want run, just stopped on n1", got)
+	if got, ok := stoppingOn(second, wanted); !ok || got.ID != "other" || got.NodeID != "n2" {
+		t.Errorf("second poll: %q on %q, %v; want other on n2, just stopped", got.ID, got.NodeID, ok)
 	}
-	second[0].ClientStatus = experiment.ClientPending
-	if got := stoppingOn(second, "n1", wanted); got != "run" {
-		t.Errorf("waiting out its shutdown_delay: %q; want run", got)
+	second[2].ClientStatus = experiment.ClientPending
+	if got, ok := stoppingOn(second, wanted); !ok || got.ID != "other" {
+		t.Errorf("waiting out its shutdown_delay: %q, %v; want other", got.ID, ok)
 	}
-	second[0].ClientStatus = experiment.ClientComplete
-	if got := stoppingOn(second, "n1", wanted); got != "" {
-		t.Errorf("once complete: %q", got)
+	second[2].ClientStatus = experiment.ClientComplete
+	if got, ok := stoppingOn(second, wanted); ok {
+		t.Errorf("once complete: %q", got.ID)
 	}
 }
 
@@ -141,6 +143,30 @@ func TestShutdownFlushJobKillsSlowly(t *testing.T) {
 	r = &run{opts: DefaultOptions, fault: other}
 	if got := r.job(1).TaskGroups[0].Tasks[0].ShutdownDelay; got != 0 {
 		t.Errorf("shutdown_delay %v in a scenario that does not ask for it", got)
+	}
+}
+
+// After a restore the clients learn that the servers went back only when
+// their blocking queries return (up to 5 min and 1/16 of jitter after they
+// began): the restored deployment, whose progress deadline counts from its
+// last progress before the snapshot, must not fail before.
+func TestSnapshotRestoreDeploymentOutlastsBlockingQueries(t *testing.T) {
+	f, err := LookupFault("snapshot-restore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &run{opts: DefaultOptions, fault: f}
+	longestQuery := 5*time.Minute + 5*time.Minute/16
+	if got := r.job(1).TaskGroups[0].Update.ProgressDeadline; got <= longestQuery+time.Minute {
+		t.Errorf("progress_deadline %v; want well above the clients' longest blocking query %v", got, longestQuery)
+	}
+	if f.MinConverge <= longestQuery {
+		t.Errorf("MinConverge %v; want above the clients' longest blocking query %v", f.MinConverge, longestQuery)
+	}
+	other, _ := LookupFault("stale-read")
+	r = &run{opts: DefaultOptions, fault: other}
+	if got := r.job(1).TaskGroups[0].Update.ProgressDeadline; got != 5*time.Minute {
+		t.Errorf("progress_deadline %v in a scenario that does not ask for another; want 5m", got)
 	}
 }
 

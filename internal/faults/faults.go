@@ -45,6 +45,11 @@ type Fault struct {
 	// servers' longest blocking query time (5 min, plus up to 1/16 of
 	// jitter).
 	MinConverge time.Duration
+	// ProgressDeadline, when set, is the job's update progress_deadline
+	// instead of 5 min: after a restore the deployment must not fail
+	// before the clients can learn of it (MinConverge), counted from its
+	// last progress before the snapshot.
+	ProgressDeadline time.Duration
 }
 
 // Pair reports whether the scenario runs upstream and a tested binary
@@ -58,9 +63,9 @@ var Faults = []Fault{
 	{Name: "partition", Summary: "take a client host's link down until the servers mark its node down (past the heartbeat TTL), then up"},
 	{Name: "partition-mcd", Summary: "the partition with max_client_disconnect = 2m: the node's allocations turn unknown, then reconnect", MaxClientDisconnect: 2 * time.Minute},
 	{Name: "server-stall", Summary: "SIGSTOP the Raft leader for 15 s mid deployment, then SIGCONT"},
-	{Name: "snapshot-restore", Summary: "save a Raft snapshot through the API mid deployment, let the deployment finish, restore the older snapshot: the servers must converge to what the clients ran (waits at least 8 min: clients see the restore when their 5-min blocking query returns)", MinConverge: 8 * time.Minute},
+	{Name: "snapshot-restore", Summary: "save a Raft snapshot through the API mid deployment, let the deployment finish, restore the older snapshot: the servers must converge to what the clients ran (waits at least 8 min: clients see the restore when their 5-min blocking query returns; the job's progress_deadline is 10 min, so the restored deployment outlasts that wait)", MinConverge: 8 * time.Minute, ProgressDeadline: 10 * time.Minute},
 	{Name: "stale-read", Summary: "cut a follower off mid deployment while the others finish it and collect the stopped allocations (system gc), then pin every client to the lagging follower for 8 s (AllowStale reads), then join all again"},
-	{Name: "shutdown-flush", Summary: "stall (SIGSTOP) the leader as a task of client1 is being stopped (shutdown_delay 3s), stop client1 (SIGINT) right after the task ended, continue the leader, start client1 again 5 s later: its final statuses must reach the servers", ShutdownDelay: 3 * time.Second},
+	{Name: "shutdown-flush", Summary: "stall (SIGSTOP) the leader as a task of a client is being stopped (shutdown_delay 3s; the first stop seen, on whichever client), stop that client (SIGINT) right after the task ended, continue the leader, start the client again 5 s later: its final statuses must reach the servers", ShutdownDelay: 3 * time.Second},
 	{Name: "dropped-update", Summary: "the checker's control: after convergence, restart a task on client1 while its link is down and stop the agent before it reconnects; exactly that update must be reported lost", Control: true},
 	{Name: "upgrade", Summary: "in-place upgrade and back: a client of upstream with running raw_exec tasks is stopped, started with the tested binary on its data dir, then with upstream again, then restarted on upstream (the control); after each swap the same allocations and task processes run, no restore error is logged for them, the node is ready and a job update deploys", Upgrade: true, Count: 6},
 	{Name: "upgrade-control", Summary: "the upgrade checks' live control: the upgrade, but one task's process is killed while client1 is stopped for the first swap; exactly that task must be reported (not kept, restarted)", Upgrade: true, Control: true, Count: 6},

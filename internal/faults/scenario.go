@@ -76,6 +76,9 @@ func (r *run) job(version int) *cluster.Job {
 	j.TaskGroups[0].Update.MinHealthyTime = time.Second
 	j.TaskGroups[0].Update.HealthyDeadline = 2 * time.Minute
 	j.TaskGroups[0].Update.ProgressDeadline = 5 * time.Minute
+	if d := r.fault.ProgressDeadline; d > 0 {
+		j.TaskGroups[0].Update.ProgressDeadline = d
+	}
 	if d := r.fault.MaxClientDisconnect; d > 0 {
 		j.TaskGroups[0].MaxClientDisconnect = &d
 	}
