@@ -7,7 +7,7 @@
 #
 # LINE=v1.5.6 runs it on that line's work tree (lines/v1.5.6/nomad/, after
 # `make LINE=v1.5.6`, whose bin/nomad it runs); unset, on the default line's
-# nomad/.
+# nomad/. ONLY=name,name... runs only the mutations named.
 #
 # It refuses to run on a work tree with uncommitted changes, since it restores
 # every mutated file with git checkout. Exit status 1 if a mutation survives
@@ -29,6 +29,7 @@ fi
 survived=0
 run() { # name file python-old python-new pkg testregex
   name=$1 file=$2 pkg=$5 re=$6
+  case ",${ONLY:-$name}," in *",$name,"*) ;; *) return ;; esac
   if ! python3 - "$file" "$3" "$4" <<'PY'
 import sys
 p,old,new=sys.argv[1:4]
