@@ -5,26 +5,42 @@
 #
 #	bin/nomadfork sandbox -- scripts/mutate.sh
 #
-# It refuses to run on a nomad/ with uncommitted changes, since it restores
-# every mutated file with git checkout. Exit status 1 if a mutation survives.
+# LINE=v1.5.6 runs it on that line's work tree (lines/v1.5.6/nomad/, after
+# `make LINE=v1.5.6`, whose bin/nomad it runs); unset, on the default line's
+# nomad/. ONLY=name,name... runs only the mutations named.
+#
+# It refuses to run on a work tree with uncommitted changes, since it restores
+# every mutated file with git checkout. Exit status 1 if a mutation survives
+# or no longer applies.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top/nomad" || exit 2
+line=${LINE:-$(cat "$top/patches/default-line")}
+tree=$top/nomad
+if [ "$line" != "$(cat "$top/patches/default-line")" ]; then
+  tree=$top/lines/$line/nomad
+fi
+cd "$tree" || exit 2
+echo "mutate.sh: line $line, $tree at $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ)"
 export PATH=$top/bin:$PATH
 if [ -n "$(git status --porcelain)" ]; then
-  echo "mutate.sh: nomad/ has uncommitted changes; commit or stash them first" >&2
+  echo "mutate.sh: $tree has uncommitted changes; commit or stash them first" >&2
   exit 2
 fi
 survived=0
 run() { # name file python-old python-new pkg testregex
   name=$1 file=$2 pkg=$5 re=$6
-  python3 - "$file" "$3" "$4" <<'PY'
+  case ",${ONLY:-$name}," in *",$name,"*) ;; *) return ;; esac
+  if ! python3 - "$file" "$3" "$4" <<'PY'
 import sys
 p,old,new=sys.argv[1:4]
 s=open(p).read()
-assert s.count(old)==1, (p, old)
+if s.count(old)!=1:
+    sys.exit("text to mutate found %d times in %s" % (s.count(old), p))
 open(p,'w').write(s.replace(old,new))
 PY
+  then
+    echo "MUTATION $name: does not apply (fix the entry)"; survived=1; return
+  fi
   # -vet=off: on the v1.5.3 line (go 1.26.0) go test's vet refuses upstream's
   # nomad/ package (non-constant format strings), which would count as caught.
   out=$(go test -vet=off -count=1 -timeout 180s -run "$re" $pkg 2>&1)
@@ -35,12 +51,12 @@ PY
 run producers-wait-for-rpc client/alloc_updates.go '	b.lock.Lock()
 	defer b.lock.Unlock()
 
-	if b.acknowledgedLocked(alloc, failedToStart) {' '	b.sendLock.Lock()
+	if !b.server[alloc.ID].gone {' '	b.sendLock.Lock()
 	defer b.sendLock.Unlock()
 	b.lock.Lock()
 	defer b.lock.Unlock()
 
-	if b.acknowledgedLocked(alloc, failedToStart) {' ./client/ 'TestClient_AllocSync_StalledRPC$'
+	if !b.server[alloc.ID].gone {' ./client/ 'TestClient_AllocSync_StalledRPC$'
 run failed-batch-dropped client/alloc_updates.go '			b.putLocked(update, false)' '			continue' ./client/ 'TestClient_AllocSync_Retry$'
 run failed-batch-overwrites-newer client/alloc_updates.go '		if !newer {
 			update.alloc = prev.alloc
@@ -130,7 +146,14 @@ run unsent-not-logged client/alloc_update_flush.go 'if ids := c.allocUpdates.pen
 run flush-outlives-shutdown client/alloc_update_flush.go '	c.shutdownGroup.Go(func() {' '	var outside group
 	outside.Go(func() {' ./client/ 'TestClient_FlushAllocUpdates$|TestClient_FlushAllocUpdates_Unconfirmed$'
 # 0001, 0002, 0007
-run no-factory client/alloc_runner_factory.go '	if factory := c.GetConfig().AllocRunnerFactory; factory != nil {' '	if factory := c.GetConfig().AllocRunnerFactory; false && factory != nil {' ./client/ 'TestClient_AllocRunnerFactory'
+case $line in
+v1.5.3)
+  run no-factory client/alloc_runner_factory.go '	if factory := c.GetConfig().AllocRunnerFactory; factory != nil {' '	if factory := c.GetConfig().AllocRunnerFactory; false && factory != nil {' ./client/ 'TestClient_AllocRunnerFactory'
+  ;;
+v1.5.6) # the factory is upstream's (#17161); 0002 adds its tests
+  run no-factory client/client.go '		allocrunnerFactory:   cfg.AllocRunnerFactory,' '		allocrunnerFactory:   nil,' ./client/ 'TestClient_AllocRunnerFactory'
+  ;;
+esac
 run metrics-trigger client/alloc_update_metrics.go '	if retry {' '	if false {' ./client/ 'TestClient_AllocSync_Metrics$'
 run csi-not-shared client/allocrunner/alloc_runner.go '			AllocHookResources:  ar.hookResources,
 ' '' ./client/allocrunner/ 'TestAllocRunner_CSIMounts_SharedWithTaskRunners$'
@@ -142,8 +165,10 @@ old='			AllocHookResources:  ar.hookResources,\n'
 assert s.count(old)==1
 open(p,'w').write(s.replace(old,''))
 PY
+newres='&cstructs.AllocHookResources{}'
+[ "$line" = v1.5.6 ] && newres='cstructs.NewAllocHookResources()'
 run csi-16623-unfixed client/allocrunner/taskrunner/task_runner.go '	if tr.allocHookResources == nil {
-		tr.allocHookResources = &cstructs.AllocHookResources{}
+		tr.allocHookResources = '"$newres"'
 	}' '' ./client/allocrunner/ 'TestAllocRunner_Restore_Terminal_CSIMounts$'
 run migrate-dotdot-allowed client/allocwatcher/migrate_paths.go 'if rel == "." || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {' 'if rel == "." {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_PathEscape$'
 run migrate-through-symlink client/allocwatcher/migrate_paths.go '		if fi.Mode()&os.ModeSymlink != 0 {' '		if false && fi.Mode()&os.ModeSymlink != 0 {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SamePathTwice$'
