@@ -74,7 +74,15 @@ run v161-stale-ack-recorded client/alloc_server_state.go '	if p.takenSince != p.
 		return' ./client/ 'TestPendingClientUpdates_ServerState$'
 # 0006: the shutdown flush (issue 31: only confirmed sends count, the unsent
 # logged, the flush ends within Shutdown)
-V161_BLOCK_0006
+run v161-unconfirmed-counted-sent client/alloc_flush.go '	if err == nil && resp.Index == 0 {' '	if false {' ./client/ 'TestClient_SendAllocUpdates_Unconfirmed$|TestClient_FlushAllocUpdates_Unconfirmed$'
+run v161-unsent-not-logged client/alloc_flush.go 'if ids := c.pendingUpdates.pendingIDs(); len(ids) > 0 {' 'if ids := c.pendingUpdates.pendingIDs(); len(ids) > 1000 {' ./client/ 'TestClient_FlushAllocUpdates_Unconfirmed$'
+run v161-flush-outlives-shutdown client/alloc_flush.go '	c.shutdownGroup.Go(func() {' '	var outside group
+	outside.Go(func() {' ./client/ 'TestClient_FlushAllocUpdates$|TestClient_FlushAllocUpdates_Unconfirmed$'
+run v161-flush-beside-send-in-flight client/alloc_flush.go '		sentCh := p.sentCh
+		p.lock.Unlock()
+		<-sentCh
+	}' '		break
+	}' ./client/ 'TestClient_FlushAllocUpdates$'
 git status --short
 exit $survived
 fi
