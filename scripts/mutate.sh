@@ -78,11 +78,13 @@ run v161-unconfirmed-counted-sent client/alloc_flush.go '	if err == nil && resp.
 run v161-unsent-not-logged client/alloc_flush.go 'if ids := c.pendingUpdates.pendingIDs(); len(ids) > 0 {' 'if ids := c.pendingUpdates.pendingIDs(); len(ids) > 1000 {' ./client/ 'TestClient_FlushAllocUpdates_Unconfirmed$'
 run v161-flush-outlives-shutdown client/alloc_flush.go '	c.shutdownGroup.Go(func() {' '	var outside group
 	outside.Go(func() {' ./client/ 'TestClient_FlushAllocUpdates$|TestClient_FlushAllocUpdates_Unconfirmed$'
-run v161-flush-beside-send-in-flight client/alloc_flush.go '		sentCh := p.sentCh
-		p.lock.Unlock()
-		<-sentCh
-	}' '		break
-	}' ./client/ 'TestClient_FlushAllocUpdates$'
+run v161-flush-beside-send-in-flight client/alloc_flush.go '		if !p.sending {
+			break
+		}' '		if true {
+			break
+		}' ./client/ 'TestClient_FlushAllocUpdates$'
+run v161-no-shutdown-flush client/client.go '	c.flushAllocUpdates()
+' '' ./client/ 'TestClient_Shutdown_FlushesAllocUpdates$'
 git status --short
 exit $survived
 fi
