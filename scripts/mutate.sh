@@ -187,5 +187,9 @@ run csi-register-other-namespace nomad/csi_endpoint.go '		if !allowVolume(aclObj
 		}
 
 		ws := memdb.NewWatchSet()' ./nomad/ 'TestCSIVolumeEndpoint_Register_OtherNamespace$'
+run oidc-secret-returned nomad/acl_endpoint.go '			reply.AuthMethod = out.Sanitize()' '			reply.AuthMethod = out' ./nomad/ 'TestACLEndpoint_AuthMethod_ClientSecretRedacted$'
+run oidc-secret-in-events nomad/state/events.go '			AuthMethod: after.Sanitize(),' '			AuthMethod: after,' ./nomad/state/ 'Test_eventsFromChanges_ACLAuthMethod$'
+run oidc-secret-overwritten-by-redacted nomad/structs/acl.go '			a.Config.OIDCClientSecret = b.Config.OIDCClientSecret' '' ./nomad/ 'TestACLEndpoint_AuthMethod_ClientSecretRedacted$'
+run event-stream-all-namespaces nomad/stream/subscription.go '	if len(events) == 0 || s.req.Namespace != "*" || aclObj == nil || aclObj.IsManagement() {' '	if true {' ./nomad/stream/ 'TestEventBroker_SubscribeWithACLCheck_AllNamespaces$'
 git status --short
 exit $survived
