@@ -191,5 +191,6 @@ run oidc-secret-returned nomad/acl_endpoint.go '			reply.AuthMethod = out.Saniti
 run oidc-secret-in-events nomad/state/events.go '			AuthMethod: after.Sanitize(),' '			AuthMethod: after,' ./nomad/state/ 'Test_eventsFromChanges_ACLAuthMethod$'
 run oidc-secret-overwritten-by-redacted nomad/structs/acl.go '			a.Config.OIDCClientSecret = b.Config.OIDCClientSecret' '' ./nomad/ 'TestACLEndpoint_AuthMethod_ClientSecretRedacted$'
 run event-stream-all-namespaces nomad/stream/subscription.go '	if len(events) == 0 || s.req.Namespace != "*" || aclObj == nil || aclObj.IsManagement() {' '	if true {' ./nomad/stream/ 'TestEventBroker_SubscribeWithACLCheck_AllNamespaces$'
+run secrets-dir-case client/allocdir/alloc_dir.go '		if pathInDir(p, dir.SecretsDir) {' '		if filepath.HasPrefix(p, dir.SecretsDir) {' ./client/allocdir/ 'TestAllocDir_ReadAt_SecretDirCase$'
 git status --short
 exit $survived
