@@ -262,5 +262,12 @@ run csi-register-other-namespace nomad/csi_endpoint.go '		if !allowVolume(aclObj
 		}
 
 		ws := memdb.NewWatchSet()' ./nomad/ 'TestCSIVolumeEndpoint_Register_OtherNamespace$'
+run oidc-secret-returned nomad/acl_endpoint.go '			reply.AuthMethod = out.Sanitize()' '			reply.AuthMethod = out' ./nomad/ 'TestACLEndpoint_AuthMethod_ClientSecretRedacted$'
+run oidc-secret-in-events nomad/state/events.go '			AuthMethod: after.Sanitize(),' '			AuthMethod: after,' ./nomad/state/ 'Test_eventsFromChanges_ACLAuthMethod$'
+run oidc-secret-overwritten-by-redacted nomad/structs/acl.go '			a.Config.OIDCClientSecret = b.Config.OIDCClientSecret' '' ./nomad/ 'TestACLEndpoint_AuthMethod_ClientSecretRedacted$'
+run event-stream-all-namespaces nomad/stream/subscription.go '	if len(events) == 0 || s.req.Namespace != "*" || aclObj == nil || aclObj.IsManagement() {' '	if true {' ./nomad/stream/ 'TestEventBroker_SubscribeWithACLCheck_AllNamespaces$'
+run secrets-dir-case client/allocdir/alloc_dir.go '		if pathInDir(p, dir.SecretsDir) {' '		if filepath.HasPrefix(p, dir.SecretsDir) {' ./client/allocdir/ 'TestAllocDir_ReadAt_SecretDirCase$'
+run signed-identities-to-any-caller nomad/alloc_endpoint.go '	if alloc == nil || !s.config.ACLEnabled {' '	if true {' ./nomad/ 'TestAllocEndpoint_SignedIdentities_ClientOnly$'
+run tls-cbc-sha256-accepted helper/tlsutil/config.go '		if removedTLSCiphers[cipher] {' '		if false {' ./helper/tlsutil/ 'TestConfig_ParseCiphers_CBCSHA256Refused$'
 git status --short
 exit $survived
