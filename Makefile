@@ -1,6 +1,8 @@
 # Thin entry points: each target runs verbs of bin/nomadfork (cmd/nomadfork, one
 # file per verb; the logic lives in internal/, see docs/design.md).
 NOMADFORK := bin/nomadfork
+# STEP runs a recipe step, printing its start and how long it took.
+STEP := scripts/step.sh
 # The maintained line to work on: `make LINE=v1.5.6`, `make test LINE=v1.5.6`.
 # Default: the line patches/default-line names.
 LINE ?= $(shell cat patches/default-line)
@@ -61,7 +63,7 @@ check-lines: tool
 check-lines-quick: tool
 	@for l in $(LINES); do \
 		if [ "$$l" = "$(LINE)" ]; then f=-prefixes-only; else f=-no-build; fi; \
-		echo "$(NOMADFORK) check $$f -line $$l"; $(NOMADFORK) check $$f -line $$l || exit 1; \
+		$(STEP) $(NOMADFORK) check $$f -line $$l || exit 1; \
 	done
 
 # `make status-doc`: every line's series against the newer versions
@@ -71,8 +73,8 @@ status-doc: tool
 	$(NOMADFORK) status -all-lines -doc
 
 test-tool:
-	go vet ./...
-	go test -race -count=1 -timeout 30m ./...
+	$(STEP) go vet ./...
+	$(STEP) go test -race -count=1 -timeout 30m ./...
 
 # `make test-sim`: sim/'s tests with -race in the sandbox, built against the
 # line's work tree (another line's through a go.mod generated in
@@ -109,17 +111,17 @@ test-sim-lines: tool
 # pinned offline database, gated by the line's vulns baseline (docs/vulns.md).
 # CI runs exactly this.
 test: deps test-tool apply check-lines-quick
-	$(NOMADFORK) build -check-ui $(L)
-	$(NOMADFORK) export -verify -no-build $(L)
-	$(NOMADFORK) test $(L)
-	$(NOMADFORK) contract -pkgs $(CONTRACT_QUICK) $(L)
-	$(NOMADFORK) revdeps $(L)
-	$(NOMADFORK) status $(L) $(STATUS_FLAGS)
-	$(NOMADFORK) bench -quick $(L)
-	$(NOMADFORK) bench -quick -topology multi -workload rolling,drain $(L)
-	$(NOMADFORK) faults -smoke $(L)
-	$(NOMADFORK) scale -smoke $(L)
-	nice -n 10 $(NOMADFORK) vulns $(L)
+	$(STEP) $(NOMADFORK) build -check-ui $(L)
+	$(STEP) $(NOMADFORK) export -verify -no-build $(L)
+	$(STEP) $(NOMADFORK) test $(L)
+	$(STEP) $(NOMADFORK) contract -pkgs $(CONTRACT_QUICK) $(L)
+	$(STEP) $(NOMADFORK) revdeps $(L)
+	$(STEP) $(NOMADFORK) status $(L) $(STATUS_FLAGS)
+	$(STEP) $(NOMADFORK) bench -quick $(L)
+	$(STEP) $(NOMADFORK) bench -quick -topology multi -workload rolling,drain $(L)
+	$(STEP) $(NOMADFORK) faults -smoke $(L)
+	$(STEP) $(NOMADFORK) scale -smoke $(L)
+	$(STEP) nice -n 10 $(NOMADFORK) vulns $(L)
 
 # `make test-full`: `make test`, the full check on every line, each PR's
 # export built, the release built and verified (a rebuild
