@@ -7,11 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"syscall"
 	"testing"
-
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/txn"
 )
 
 func TestClassify(t *testing.T) {
@@ -61,28 +57,6 @@ func TestAtMostOne(t *testing.T) {
 			t.Errorf("AtMostOne(%v) = %v, want nil", tc.flags, err)
 		case tc.want != "" && (!errors.As(err, &usage) || err.Error() != tc.want):
 			t.Errorf("AtMostOne(%v) = %#v, want the UsageError %q", tc.flags, err, tc.want)
-		}
-	}
-}
-
-func TestConditionOf(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want Condition
-		ok   bool
-	}{
-		{&os.PathError{Op: "write", Path: "/r/nomad/f", Err: syscall.ENOSPC}, Condition{Cond: DiskFull, Path: "/r/nomad/f"}, true},
-		{&os.PathError{Op: "write", Path: "rel", Err: syscall.ENOSPC}, Condition{Cond: DiskFull}, true},
-		{fmt.Errorf("x: %w", &txn.NotWritableError{Path: "/r/p", Err: syscall.EACCES}), Condition{Cond: NotWritable, Path: "/r/p", Checked: true}, true},
-		{&txn.NotWritableError{Path: "/r/p", Err: syscall.EROFS}, Condition{Cond: NotWritable, Path: "/r/p", Checked: true, ReadOnlyFS: true}, true},
-		{&os.PathError{Op: "open", Path: "/r/p", Err: syscall.EROFS}, Condition{Cond: ReadOnly, ReadOnlyFS: true}, true},
-		{&os.PathError{Op: "open", Path: "/r/p", Err: syscall.EPERM}, Condition{Cond: NotWritable, Path: "/r/p"}, true},
-		{syscall.EACCES, Condition{}, false}, // no path to name
-		{errors.New("boom"), Condition{}, false},
-	} {
-		got, ok := ConditionOf(tc.err)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("ConditionOf(%v) = %+v, %v; want %+v, %v", tc.err, got, ok, tc.want, tc.ok)
 		}
 	}
 }
