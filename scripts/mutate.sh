@@ -143,8 +143,13 @@ run no-requeue-on-forget client/alloc_update_dedupe.go '	b.forgetLocked()
 run no-forget-on-registration client/client.go '	c.allocUpdates.forgetServerState()
 
 	c.logger.Info("node registration complete")' '	c.logger.Info("node registration complete")' ./client/ 'TestClient_ForgetsAllocServerState$'
-run backwards-answer-ignored client/alloc_update_dedupe.go '	if index < b.index {' '	if false {' ./client/ 'TestAllocUpdateBuffer_ServersGoBackwards$'
+run backwards-answer-ignored client/alloc_update_dedupe.go '	wentBack := index < b.index' '	wentBack := false' ./client/ 'TestAllocUpdateBuffer_ServersGoBackwards$'
 run backwards-alloc-ignored client/alloc_update_dedupe.go '		if modifyIndex < prev.modifyIndex {' '		if false {' ./client/ 'TestAllocUpdateBuffer_ServersGoBackwards$'
+run backwards-alloc-requeues-one client/alloc_update_dedupe.go '			prev = allocServerState{}
+			wentBack = true' '			prev = allocServerState{}
+			b.requeueLocked(id)' ./client/ 'TestAllocUpdateBuffer_ServersGoBackwards$'
+run missing-running-ignored client/alloc_update_dedupe.go '		if !server.gone && server.alloc != nil && !server.alloc.TerminalStatus() {' '		if false {' ./client/ 'TestAllocUpdateBuffer_ServersGoBackwards$'
+run forget-clears-gone client/alloc_update_dedupe.go 'allocServerState{gone: server.gone, modifyIndex: server.modifyIndex' 'allocServerState{modifyIndex: server.modifyIndex' ./client/ 'TestAllocUpdateBuffer_GoneOnEvidence$|TestAllocUpdateBuffer_DropsAcknowledged$'
 # 0005: the rule and the cadence
 run no-urgency client/alloc_update_priority.go 'func allocUpdatePriorityOf(update, server *structs.Allocation) allocUpdatePriority {' 'func allocUpdatePriorityOf(update, server *structs.Allocation) allocUpdatePriority {
 	return allocUpdateTypical' ./client/ 'TestAllocUpdatePriority$|TestClient_AllocSync_Cadence$'
