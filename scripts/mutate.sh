@@ -76,8 +76,12 @@ run v161-no-requeue-on-forget client/alloc_server_state.go '	for id := range p.l
 	}' '' ./client/ 'TestClient_ForgetsAllocServerState$|TestPendingClientUpdates_ServerState$'
 run v161-stale-answer-forgets client/alloc_server_state.go 'if _, ok := listed[id]; ok || index < p.seen[id] {' 'if _, ok := listed[id]; ok {' ./client/ 'TestPendingClientUpdates_GoneOnEvidence$'
 run v161-terminal-dropped client/alloc_server_state.go 'if priority == cstructs.AllocUpdatePriorityNone && update.ClientTerminalStatus() {' 'if false {' ./client/ 'TestPendingClientUpdates_GoneOnEvidence$'
-run v161-backwards-answer-ignored client/alloc_server_state.go '	if index < p.index {' '	if false {' ./client/ 'TestPendingClientUpdates_ServersGoBackwards$'
+run v161-backwards-answer-ignored client/alloc_server_state.go '	wentBack := index < p.index' '	wentBack := false' ./client/ 'TestPendingClientUpdates_ServersGoBackwards$'
 run v161-backwards-alloc-ignored client/alloc_server_state.go 'if prev, ok := p.listed[id]; ok && modifyIndex < prev {' 'if false {' ./client/ 'TestPendingClientUpdates_ServersGoBackwards$'
+run v161-backwards-alloc-requeues-one client/alloc_server_state.go '			p.known[id] = -1
+			wentBack = true' '			p.known[id] = -1
+			p.requeueLocked(id)' ./client/ 'TestPendingClientUpdates_ServersGoBackwards$'
+run v161-missing-running-ignored client/alloc_server_state.go 'if _, ok := listed[id]; !ok && index >= p.seen[id] && !update.TerminalStatus() {' 'if _, _ = id, update; false {' ./client/ 'TestPendingClientUpdates_ServersGoBackwards$'
 run v161-stale-ack-recorded client/alloc_server_state.go '	if p.takenSince != p.forgotten {
 		return' '	if false {
 		return' ./client/ 'TestPendingClientUpdates_ServerState$'
