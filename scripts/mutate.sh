@@ -5,11 +5,23 @@
 #
 #	bin/nomadfork sandbox -- scripts/mutate.sh
 #
+# -line L mutates line L's work tree (lines/L/nomad; nomad/ for the default
+# line) instead: `bin/nomadfork sandbox -- scripts/mutate.sh -line v1.6.1`
+# runs the v1.6.1 line's own mutations (its series differs, see below).
+#
 # It refuses to run on a nomad/ with uncommitted changes, since it restores
 # every mutated file with git checkout. Exit status 1 if a mutation survives.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top/nomad" || exit 2
+line=$(cat "$top/patches/default-line")
+if [ "${1:-}" = -line ] && [ -n "${2:-}" ]; then
+  line=$2
+fi
+tree=$top/nomad
+if [ "$line" != "$(cat "$top/patches/default-line")" ]; then
+  tree=$top/lines/$line/nomad
+fi
+cd "$tree" || exit 2
 export PATH=$top/bin:$PATH
 if [ -n "$(git status --porcelain)" ]; then
   echo "mutate.sh: nomad/ has uncommitted changes; commit or stash them first" >&2
@@ -31,6 +43,51 @@ PY
   if echo "$out" | grep -q '^ok'; then echo "MUTATION $name: tests PASS (not caught!)"; survived=1; else echo "MUTATION $name: tests FAIL (caught)"; echo "$out" | grep -E -- '--- FAIL|Error|expected|panic' | head -8; fi
   git checkout -q -- "$file"
 }
+# ---- the v1.6.1 line (its series 0003-0007 is v1.6's prioritized sync plus
+# the rule; files and tests differ from v1.5.x's). Everything after this
+# block is the v1.5.x lines' (v1.5.3, v1.5.6: the same code).
+if [ "$line" = v1.6.1 ]; then
+# 0003: the rule (issue 31: a task handle change is urgent)
+run v161-task-handle-typical client/allocrunner/alloc_update_priority.go '		taskHandlesChanged(acked.TaskStates, update.TaskStates):' '		false:' ./client/allocrunner/ 'TestAllocUpdatePriority$'
+run v161-health-typical client/allocrunner/alloc_update_priority.go '		!pointer.Eq(allocHealthy(acked.DeploymentStatus), allocHealthy(update.DeploymentStatus)),' '' ./client/allocrunner/ 'TestAllocUpdatePriority$'
+# 0005: #18541's re-queue and forget, and (issue 31) gone only on evidence,
+# terminal never dropped, the servers going back
+run v161-no-forget-on-registration client/client.go '	c.pendingUpdates.forgetServerState()
+
+	// Signal that we' '
+	// Signal that we' ./client/ 'TestClient_ForgetsAllocServerState$'
+run v161-no-forget-on-failed-heartbeat client/client.go '		// send the newest update of each
+		c.pendingUpdates.forgetServerState()
+		c.triggerDiscovery()' '		// send the newest update of each
+		c.triggerDiscovery()' ./client/ 'TestClient_ForgetsAllocServerState$'
+run v161-no-forget-on-status-change client/client.go '		// status: send the newest update of each
+		c.pendingUpdates.forgetServerState()' '		// status: send the newest update of each' ./client/ 'TestClient_ForgetsAllocServerState$'
+run v161-no-requeue-on-forget client/alloc_server_state.go '	for id := range p.latest {
+		p.requeueLocked(id)
+	}' '' ./client/ 'TestClient_ForgetsAllocServerState$|TestPendingClientUpdates_ServerState$'
+run v161-stale-answer-forgets client/alloc_server_state.go 'if _, ok := listed[id]; ok || index < p.seen[id] {' 'if _, ok := listed[id]; ok {' ./client/ 'TestPendingClientUpdates_GoneOnEvidence$'
+run v161-terminal-dropped client/alloc_server_state.go 'if priority == cstructs.AllocUpdatePriorityNone && update.ClientTerminalStatus() {' 'if false {' ./client/ 'TestPendingClientUpdates_GoneOnEvidence$'
+run v161-backwards-answer-ignored client/alloc_server_state.go '	if index < p.index {' '	if false {' ./client/ 'TestPendingClientUpdates_ServersGoBackwards$'
+run v161-backwards-alloc-ignored client/alloc_server_state.go 'if prev, ok := p.listed[id]; ok && modifyIndex < prev {' 'if false {' ./client/ 'TestPendingClientUpdates_ServersGoBackwards$'
+run v161-stale-ack-recorded client/alloc_server_state.go '	if p.takenSince != p.forgotten {
+		return' '	if false {
+		return' ./client/ 'TestPendingClientUpdates_ServerState$'
+# 0006: the shutdown flush (issue 31: only confirmed sends count, the unsent
+# logged, the flush ends within Shutdown)
+run v161-unconfirmed-counted-sent client/alloc_flush.go '	if err == nil && resp.Index == 0 {' '	if false {' ./client/ 'TestClient_SendAllocUpdates_Unconfirmed$|TestClient_FlushAllocUpdates_Unconfirmed$'
+run v161-unsent-not-logged client/alloc_flush.go 'if ids := c.pendingUpdates.pendingIDs(); len(ids) > 0 {' 'if ids := c.pendingUpdates.pendingIDs(); len(ids) > 1000 {' ./client/ 'TestClient_FlushAllocUpdates_Unconfirmed$'
+run v161-flush-outlives-shutdown client/alloc_flush.go '	c.shutdownGroup.Go(func() {' '	var outside group
+	outside.Go(func() {' ./client/ 'TestClient_FlushAllocUpdates$|TestClient_FlushAllocUpdates_Unconfirmed$'
+run v161-flush-beside-send-in-flight client/alloc_flush.go '		if !p.sending {
+			break
+		}' '		if true {
+			break
+		}' ./client/ 'TestClient_FlushAllocUpdates$'
+run v161-no-shutdown-flush client/client.go '	c.flushAllocUpdates()
+' '' ./client/ 'TestClient_Shutdown_FlushesAllocUpdates$'
+git status --short
+exit $survived
+fi
 # 0003: the buffer
 run producers-wait-for-rpc client/alloc_updates.go '	b.lock.Lock()
 	defer b.lock.Unlock()
