@@ -74,13 +74,8 @@ func (c Cmd) CombinedOutput(ctx context.Context, args ...string) ([]byte, error)
 	// One writer for both: exec then copies them in one goroutine.
 	w := c.tee(&out)
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return out.Bytes(), ctx.Err()
-		}
-		return out.Bytes(), &Error{Args: args, Dir: c.Dir, Err: err, Stderr: lastLines(out.Bytes(), stderrLines)}
-	}
-	return out.Bytes(), nil
+	err := cmd.Run()
+	return out.Bytes(), c.failure(ctx, args, err, out.Bytes())
 }
 
 func (c Cmd) run(ctx context.Context, capture bool, args []string) ([]byte, error) {
@@ -94,13 +89,20 @@ func (c Cmd) run(ctx context.Context, capture bool, args []string) ([]byte, erro
 	case c.Log != nil:
 		cmd.Stdout = c.Log
 	}
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return stdout.Bytes(), ctx.Err()
-		}
-		return stdout.Bytes(), &Error{Args: args, Dir: c.Dir, Err: err, Stderr: lastLines(stderr.Bytes(), stderrLines)}
+	err := cmd.Run()
+	return stdout.Bytes(), c.failure(ctx, args, err, stderr.Bytes())
+}
+
+// failure is the error of a run of go with args that ended with err,
+// having printed stderr: nil, the context's error, or an *Error.
+func (c Cmd) failure(ctx context.Context, args []string, err error, stderr []byte) error {
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
 	}
-	return stdout.Bytes(), nil
+	return &Error{Args: args, Dir: c.Dir, Err: err, Stderr: lastLines(stderr, stderrLines)}
 }
 
 func (c Cmd) command(ctx context.Context, args []string) *exec.Cmd {
