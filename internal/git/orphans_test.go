@@ -128,3 +128,45 @@ func TestRecoverAmSessionEndedMeanwhile(t *testing.T) {
 		t.Errorf("step record left: %v", err)
 	}
 }
+
+// Recovering a `git am` killed while it wrote its state (the patch
+// counters written, the author script created but empty: git can neither
+// abort nor quit that session) removes the session and goes on to the
+// reset.
+func TestRecoverAmKilledWritingItsState(t *testing.T) {
+	r, patch := repo(t)
+	bg := context.Background()
+	before, err := r.ResolveCommit(bg, "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gitDir, _ := r.GitDir(bg)
+	ctx, cancel := context.WithCancel(bg)
+	err = r.step(ctx, Undo{Restore: before, AbortAm: true}, []string{"am", patch}, func() error {
+		os.MkdirAll(filepath.Join(gitDir, "rebase-apply"), 0o755)
+		os.WriteFile(filepath.Join(gitDir, "rebase-apply", "next"), []byte("1\n"), 0o644)
+		os.WriteFile(filepath.Join(gitDir, "rebase-apply", "last"), []byte("1\n"), 0o644)
+		os.WriteFile(filepath.Join(gitDir, "rebase-apply", "author-script"), nil, 0o644)
+		cancel()
+		return ctx.Err()
+	})
+	if err == nil {
+		t.Fatal("step succeeded")
+	}
+	if _, err := r.Run(bg, "am", "--quit"); err == nil {
+		t.Fatal("git am --quit accepted the half-written session: the test no longer reproduces it")
+	}
+	rec, err := RecoverDir(bg, r.Dir)
+	if err != nil || rec == nil {
+		t.Fatalf("RecoverDir = %+v, %v", rec, err)
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, "rebase-apply")); !os.IsNotExist(err) {
+		t.Errorf("am session left: %v", err)
+	}
+	if head, _ := r.ResolveCommit(bg, "HEAD"); head != before {
+		t.Errorf("HEAD = %s, want %s", head, before)
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, stepFile)); !os.IsNotExist(err) {
+		t.Errorf("step record left: %v", err)
+	}
+}

@@ -176,8 +176,12 @@ func recoverIn(ctx context.Context, r *Repo, gitDir string) (*Recovered, error) 
 				// the session is gone: the git killed with the tool (an
 				// orphan that went on) may have ended it meanwhile, or it
 				// had only just begun it. Nothing of it is left to undo
-				// then but a stray directory.
-				if _, err := r.Run(ctx, "am", "--quit"); err != nil && amInProgress(gitDir) {
+				// then but a stray directory. A git am killed while it
+				// wrote its state leaves a session git can neither abort
+				// nor quit ("could not parse author script"); the reset
+				// below restores HEAD, the index and the tree, so the
+				// directory is all that is left of it too.
+				if _, err := r.Run(ctx, "am", "--quit"); err != nil && amInProgress(gitDir) && u.Restore == "" {
 					return nil, err
 				}
 				os.RemoveAll(filepath.Join(gitDir, "rebase-apply"))
