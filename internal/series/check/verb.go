@@ -17,9 +17,9 @@ type Verb struct {
 
 // Flags declares the check verb's flags on fs.
 func (v *Verb) Flags(fs *flag.FlagSet) {
-	fs.BoolVar(&v.NoBuild, "no-build", false, "skip compiling and vetting every prefix of the series and every patch on its dependencies (make test, on the lines it does not test)")
+	fs.BoolVar(&v.NoBuild, "no-build", false, "skip compiling and vetting every prefix of the series and every patch on its dependencies (what make test runs on every line)")
 	fs.BoolVar(&v.TipOnly, "tip-only", false, "build and vet only the whole series, not every prefix; each patch on its dependencies is applied, not compiled")
-	fs.BoolVar(&v.PrefixesOnly, "prefixes-only", false, "compile and vet every prefix, but only apply each patch on its dependencies, without compiling it (make test, on the line it tests)")
+	fs.BoolVar(&v.PrefixesOnly, "prefixes-only", false, "compile and vet every prefix, but only apply each patch on its dependencies, without compiling it")
 	fs.BoolVar(&v.AllowEmpty, "allow-empty", false, "accept an empty or missing patches/")
 	fs.BoolVar(&v.Tests, "tests", false, "also run each patch's own tests (the Test funcs its _test.go hunks add or change) on the base plus its dependencies, in the sandbox (a nomad build per patch: not in CI)")
 	fs.BoolVar(&v.Verbose, "v", false, "with -tests, print every test's output")
