@@ -9,23 +9,20 @@ import (
 )
 
 // A Start is what an experiment verb (bench, faults, scale) starts from,
-// as the command gives it: the flags given, the selected line's files and
+// as the command gives it: the flags given, the selected line and its
 // work tree, and where the verb writes.
 type Start struct {
 	// Given names the flags given on the command line.
 	Given map[string]bool
 	// Root is the repository; Out its scratch directory (out/), Sim the
-	// sim module's; Changelog is CHANGELOG.md and PinFile the line's pin.
-	Root, Out, Sim, Changelog, PinFile string
-	// Tree is the line's work tree.
-	Tree *worktree.Tree
+	// sim module's; Changelog is CHANGELOG.md.
+	Root, Out, Sim, Changelog string
+	// Checkout is the selected line and its work tree (Line, Tree, Pin).
+	worktree.Checkout
 	// Command is the command line the reports name.
 	Command        string
 	Stdout, Stderr io.Writer
 }
-
-// Pin loads the line's pin.
-func (s Start) Pin() (*pin.Pin, error) { return pin.Load(s.PinFile) }
 
 // Binaries builds, or reuses from dir, the nomad binaries of labels (the
 // pinned version, the fork of the line's work tree, upstream versions)

@@ -12,8 +12,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/check"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/status"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/vulns"
 )
@@ -36,7 +35,7 @@ func (w *Workspace) Apply(ctx context.Context, o worktree.ApplyOptions) (hint.Me
 			return hint.Message{}, err
 		}
 	}
-	patches, p, base, err := t.SeriesAndBase(ctx, w.Line.Dir, w.Line.Pin, o.AllowEmpty)
+	patches, p, base, err := w.SeriesAndBase(ctx, o.AllowEmpty)
 	if err != nil {
 		return hint.Message{}, err
 	}
@@ -54,7 +53,7 @@ func (w *Workspace) Apply(ctx context.Context, o worktree.ApplyOptions) (hint.Me
 // each patch's own tests (harness.OwnTests).
 func (w *Workspace) Check(ctx context.Context, v check.Verb) (hint.Message, error) {
 	t := w.Tree
-	patches, p, base, err := t.SeriesAndBase(ctx, w.Line.Dir, w.Line.Pin, v.AllowEmpty)
+	patches, p, base, err := w.SeriesAndBase(ctx, v.AllowEmpty)
 	if err != nil {
 		return hint.Message{}, err
 	}
@@ -85,7 +84,7 @@ func (w *Workspace) Build(ctx context.Context, o build.Options) error {
 	if o.Tree == "" && o.Metadata == "" {
 		// Labelled as what it is: the fork release only when HEAD is
 		// the line's series.
-		why, err := w.unapplied(ctx)
+		why, err := w.Unapplied(ctx)
 		if err != nil {
 			return err
 		}
@@ -106,30 +105,10 @@ func (w *Workspace) Build(ctx context.Context, o build.Options) error {
 // that is not the line's series applied: 1.5.3+fork.1.dev.
 const DevSuffix = ".dev"
 
-// unapplied says how the line's work tree differs from its series
-// applied on the pinned upstream (worktree.Tree.Unapplied); "" when it
-// does not.
-func (w *Workspace) unapplied(ctx context.Context) (string, error) {
-	patches, _, base, err := w.Tree.SeriesAndBase(ctx, w.Line.Dir, w.Line.Pin, true)
-	if err != nil {
-		return "", err
-	}
-	return w.Tree.Unapplied(ctx, base, patches)
-}
-
-// Status tries the selected line's series against the versions o names
-// (rebase.StatusOf), or with o.AllLines every line's
-// (rebase.StatusEveryLine; generated says what made the document).
-func (w *Workspace) Status(ctx context.Context, o rebase.StatusOptions, generated string) error {
-	targets, err := upstream.LoadTargets(filepath.Join(w.Root, upstream.TargetsFile))
-	if err != nil {
-		return err
-	}
-	scratch := filepath.Join(w.Out, "status")
-	if !o.AllLines {
-		return rebase.StatusOf(ctx, w.Tree, w.Line, o.Against, targets, scratch, w.Stdout)
-	}
-	return rebase.StatusEveryLine(ctx, o, w.Layout, targets, scratch, w.TreeOf, w.Stdout, generated)
+// Status tries the selected line's series (status.Run).
+func (w *Workspace) Status(ctx context.Context, o status.Options, generated string) error {
+	o.LineGiven = w.LineName != ""
+	return status.Run(ctx, o, w.Checkout, w.Layout, filepath.Join(w.Out, "status"), w.Stdout, generated)
 }
 
 // Release makes the line's release in dist/ or with verify checks it
@@ -138,7 +117,7 @@ func (w *Workspace) Release(ctx context.Context, verify bool) error {
 	if err := w.Tree.Require(ctx, worktree.Need{Verb: "release", Base: true}); err != nil {
 		return err
 	}
-	why, err := w.unapplied(ctx)
+	why, err := w.Unapplied(ctx)
 	if err != nil {
 		return err
 	}
@@ -149,10 +128,11 @@ func (w *Workspace) Release(ctx context.Context, verify bool) error {
 				hint.Run("extract"), hint.Run("apply"), w.Tree.Dir, worktree.ForkBranch, hint.Run("build")),
 		}
 	}
-	o, err := release.LineOptions(w.Tree.Repo, w.Line.Pin, w.Line.Dir, w.Changelog, filepath.Join(w.Root, "dist"), filepath.Join(w.Out, "release"), w.Log)
+	o, err := release.LineOptions(w.Checkout, w.Changelog)
 	if err != nil {
 		return err
 	}
+	o.Dist, o.Scratch, o.Log = filepath.Join(w.Root, "dist"), filepath.Join(w.Out, "release"), w.Log
 	rec, err := vulns.LineRecord(w.Root, vulns.StatusFile(w.Line.Baselines, w.Line.Name), o.Patches, nil, false)
 	if err != nil {
 		return err
