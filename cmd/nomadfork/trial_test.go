@@ -370,7 +370,7 @@ func TestAdviceCarriesLine(t *testing.T) {
 	m := hint.Sprintf("resolved by hand: 0001; run %s to save them; then %s, %s, %s in %s",
 		hint.Run("extract"), hint.Run("check", "-no-build"), hint.Run("sandbox", "--", "x"), hint.Run("apply").OnLine("v1.0.3"), hint.WorkTree)
 	var b strings.Builder
-	if err := hint.Fprint(adviceOut{&b, advice{e}}, m); err != nil {
+	if err := hint.Fprint(renderedOut{&b, renderer{e}}, m); err != nil {
 		t.Fatal(err)
 	}
 	want := "resolved by hand: 0001; run `nomadfork extract -line v1.0.2` to save them; then `nomadfork check -no-build -line v1.0.2`, " +

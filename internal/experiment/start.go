@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"io"
+	"os"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
@@ -36,4 +37,23 @@ func (s Start) Binaries(ctx context.Context, p *pin.Pin, dir string, labels []st
 		return nil, err
 	}
 	return b.Binaries(ctx, labels, variants)
+}
+
+// Run is what every experiment verb does, in order: with from (its
+// -from) it redraws the report saved there with redraw, whatever the pin
+// says now; else it runs run with the line's pin and this executable,
+// which the runs start again as their hidden verbs.
+func Run(ctx context.Context, s Start, from string, redraw func(w io.Writer, path string) error, run func(ctx context.Context, p *pin.Pin, self string) error) error {
+	if from != "" {
+		return redraw(s.Stdout, from)
+	}
+	p, err := s.Pin()
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	return run(ctx, p, self)
 }

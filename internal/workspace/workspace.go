@@ -1,9 +1,11 @@
 // Package workspace is the repository a command of the tool works in: its
-// layout, the maintained line the command selected (-line, else the
-// default line) and that line's work tree, and what the engines are given
-// of them (the rebase session, the harness's options, an experiment's
-// start). It writes nothing itself: Log is the output the engines write
-// to, which the command makes (it renders their advice for the line).
+// layout, and the maintained line the command selected (-line, else the
+// default line) with that line's work tree, a worktree.Checkout that the
+// command passes down whole to the engines; and what the engines are
+// given beside it (a rebase session, the harness's options, an
+// experiment's start). It runs no verb and writes nothing itself: Log is
+// the output the engines write to, which the command makes (it renders
+// their hints for the line).
 package workspace
 
 import (
