@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 
@@ -16,8 +15,7 @@ import (
 // Run is the faults verb with cfg: it redraws a saved report (-from), or
 // builds or reuses the binaries and runs the scenarios.
 func Run(ctx context.Context, s experiment.Start, cfg Config) error {
-	redraw := func(w io.Writer, path string) error { return experiment.Redraw(w, path, WriteTable) }
-	return experiment.Run(ctx, s, cfg.From, redraw, func(ctx context.Context, p *pin.Pin, self string) error {
+	return experiment.Run(ctx, s, cfg.From, experiment.Redraw(WriteTable), func(ctx context.Context, p *pin.Pin, self string) error {
 		base := p.Version()
 		plan, err := cfg.Resolve(s.Given, base)
 		if err != nil {

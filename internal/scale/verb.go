@@ -3,7 +3,6 @@ package scale
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
@@ -14,8 +13,7 @@ import (
 // Run is the scale verb with cfg: it redraws a saved report (-from), or
 // builds the simulator and the servers' binary and runs the scenario.
 func Run(ctx context.Context, s experiment.Start, cfg Config) error {
-	redraw := func(w io.Writer, path string) error { return experiment.Redraw(w, path, WriteTable) }
-	return experiment.Run(ctx, s, cfg.From, redraw, func(ctx context.Context, p *pin.Pin, self string) error {
+	return experiment.Run(ctx, s, cfg.From, experiment.Redraw(WriteTable), func(ctx context.Context, p *pin.Pin, self string) error {
 		out, dir, err := cfg.Resolve(s.Given)
 		if err != nil {
 			return cli.UsageError{Err: err}
