@@ -11,7 +11,7 @@ func runBaseline(ctx context.Context, e *env, args []string) error {
 	if err := e.parseOptions("baseline", "[-v] [-race-only | -plain-only | -revdeps] [-runs n] [-keep]", args, &b); err != nil {
 		return err
 	}
-	p, base, err := e.Tree.FetchPinned(ctx, e.Line.Pin)
+	p, base, err := e.FetchPinned(ctx)
 	if err != nil {
 		return err
 	}

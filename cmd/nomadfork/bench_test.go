@@ -112,7 +112,7 @@ func TestBenchFrom(t *testing.T) {
 			{Label: "v1.0.2", Path: "/r/nomad", Source: "aaaabbbbccccdddd", Version: "Nomad v1.0.2"},
 		}}
 	for i, label := range []string{"v1.0.0", "fork", "v1.0.2"} {
-		rep.Runs = append(rep.Runs, bench.Run{Label: label, Round: 1, Count: 30, LoadAvg: []float64{1, 3}, Phases: []experiment.Phase{
+		rep.Runs = append(rep.Runs, bench.RoundRun{Label: label, Round: 1, Count: 30, LoadAvg: []float64{1, 3}, Phases: []experiment.Phase{
 			{Name: experiment.PhaseInitial, Seconds: 4, UpdateAllocRPCs: float64(20 - 5*i), RaftApplies: 30},
 			{Name: experiment.PhaseRolling, Seconds: 5, UpdateAllocRPCs: 20, RaftApplies: 30},
 			{Name: experiment.PhaseSettle, Seconds: 5},

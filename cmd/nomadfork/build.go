@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 )
 
@@ -21,7 +22,7 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 		}
 		defer release()
 	}
-	return e.Build(ctx, o)
+	return release.Build(ctx, e.Checkout, o, e.Changelog, filepath.Join(e.Out, "ui-check"), e.Log)
 }
 
 func init() { register(command{Name: "build", Run: runBuild}) }

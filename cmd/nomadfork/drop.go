@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 )
 
@@ -16,10 +17,10 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	if o.Verify {
 		// Drops the patch the stopped rebase conflicts at, once its own
 		// tests prove that the rebase's target carries it.
-		if err := e.UseRebasingLine(ctx); err != nil {
+		s, err := e.ResumeSession(ctx)
+		if err != nil {
 			return err
 		}
-		s := e.Session()
 		return e.printed(s.Done(s.DropProven(ctx, o.Patch, o.PR, e.Prover)))
 	}
 	if err := e.UseLine(); err != nil {
@@ -39,4 +40,13 @@ func runDrop(ctx context.Context, e *env, args []string) error {
 	return e.printed(d.Summary(), nil)
 }
 
-func init() { register(command{Name: "drop", Run: runDrop, Lock: true}) }
+// resumeDrop is drop's resume rule: a drop interrupted while it applied
+// its edit to the work tree is finished by apply.
+func resumeDrop(ctx context.Context, e *env, args []string) (string, bool) {
+	if st, err := e.Tree.LoadState(ctx); err == nil && len(st.Pending) > 0 {
+		return e.command(hint.Run("apply")), true
+	}
+	return "", false
+}
+
+func init() { register(command{Name: "drop", Run: runDrop, Resume: resumeDrop, Lock: true}) }

@@ -18,7 +18,7 @@ type env struct {
 
 func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 	e := &env{stderr: stderr}
-	w, err := workspace.New(dir, stdout, adviceOut{stdout, advice{e}})
+	w, err := workspace.New(dir, stdout, renderedOut{stdout, renderer{e}})
 	if err != nil {
 		return nil, err
 	}
@@ -33,11 +33,11 @@ func newEnv(dir string, stdout, stderr io.Writer) (*env, error) {
 	return e, nil
 }
 
-// adviceOut is an output the internal packages write their advice
-// to (hint.Fprint): it renders the advice for the selected line.
-type adviceOut struct {
+// renderedOut is an output the internal packages write their hints to
+// (hint.Fprint): it renders them for the selected line.
+type renderedOut struct {
 	io.Writer
-	advice
+	renderer
 }
 
 // relWorkTree is the line's work tree relative to the repository, with a

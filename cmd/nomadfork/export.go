@@ -12,7 +12,7 @@ func runExport(ctx context.Context, e *env, args []string) error {
 	if err := e.parseOptions("export", "[-o dir] [-verify [-no-build]]", args, &o); err != nil {
 		return err
 	}
-	return export.Verb(ctx, o, e.Tree, e.Line.Dir, e.Root, e.Line.Pin)
+	return export.Run(ctx, e.Checkout, o)
 }
 
 func init() { register(command{Name: "export", Run: runExport, Lock: true}) }

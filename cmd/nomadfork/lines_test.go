@@ -8,122 +8,12 @@ import (
 	"time"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/fixture"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/status"
 )
 
 func (p *project) exists(name string) bool {
 	_, err := os.Stat(filepath.Join(p.dir, name))
 	return err == nil
-}
-
-func TestNewLineByRebase(t *testing.T) {
-	p := newProject(t)
-	p.twoPatches()
-	old := p.snapshot()
-	r := p.mustRun("rebase", "-onto", "v1.0.1", "-new-line")
-	containsAll(t, "rebase -new-line", r.stdout, "2 applied cleanly", "check -line v1.0.1")
-	// The old line is untouched and still the default.
-	old.changelog = p.read("CHANGELOG.md")
-	p.mustEqual(old)
-	if got := strings.TrimSpace(p.read("patches/default-line")); got != "v1.0.0" {
-		t.Errorf("default line = %s", got)
-	}
-	// The new line has its own pin, series and work tree.
-	if !strings.Contains(p.read("patches/v1.0.1/upstream.json"), `"version": "v1.0.1"`) {
-		t.Errorf("new line's pin:\n%s", p.read("patches/v1.0.1/upstream.json"))
-	}
-	for name, data := range old.patches {
-		got := p.read(filepath.Join("patches", "v1.0.1", name))
-		if got == "" || !strings.Contains(got, strings.SplitN(data, "\n", 5)[3]) {
-			t.Errorf("new line lacks %s", name)
-		}
-	}
-	if !p.exists("lines/v1.0.1/nomad/lib/lib.go") {
-		t.Fatalf("no work tree at lines/v1.0.1/nomad")
-	}
-	if !strings.Contains(p.read("lines/v1.0.1/nomad/lib/lib.go"), "return 200 }") {
-		t.Errorf("new line's work tree lacks the series")
-	}
-	containsAll(t, "CHANGELOG.md", p.read("CHANGELOG.md"), "## v1.0.1+fork.1", "## v1.0.0+fork.1")
-	// Every verb works on it with -line.
-	p.mustRun("check", "-no-build", "-line", "v1.0.1")
-	r = p.mustRun("apply", "-line", "v1.0.1")
-	containsAll(t, "apply -line", r.stdout, "upstream v1.0.1 plus 2 patch(es)")
-	r = p.mustRun("extract", "-line", "v1.0.1")
-	if strings.Count(r.stdout, "unchanged") != 2 {
-		t.Errorf("extract -line v1.0.1:\n%s", r.stdout)
-	}
-	// Making it again is refused: it exists.
-	r = p.mustFail("rebase", "-onto", "v1.0.1", "-new-line")
-	containsAll(t, "second -new-line", r.stderr, "line v1.0.1 exists already")
-	// The default line still works as before, and each line's build is
-	// stamped with its own release although v1.0.1's heading is the newest.
-	p.mustRun("apply")
-	p.mustEqual(old)
-	r = p.mustRun("build", "-o", filepath.Join(p.dir, "bin", "up"))
-	containsAll(t, "build", r.stdout, "v1.0.0+fork.1")
-	r = p.mustRun("build", "-line", "v1.0.1", "-o", filepath.Join(p.dir, "bin", "up"))
-	containsAll(t, "build -line v1.0.1", r.stdout, "v1.0.1+fork.1")
-}
-
-func TestNewLineConflictContinueAndAbort(t *testing.T) {
-	p := newProject(t)
-	p.mustRun("apply", "-allow-empty")
-	p.commitEdit("lib/lib.go", "func F10() int { return 10 }", "func F10() int { return 100 }", "lib: make F10 return 100")
-	p.mustRun("extract")
-	old := p.snapshot()
-
-	// Abort: nothing of the new line is left.
-	r := p.mustFail("rebase", "-onto", "v1.0.2", "-new-line")
-	containsAll(t, "conflict report", r.stderr, "0001-lib-make-F10-return-100.patch conflicts", "resolve the conflicts in lines/v1.0.2/nomad/",
-		"`nomadfork rebase -continue -line v1.0.2`", "`nomadfork rebase -abort -line v1.0.2`")
-	if p.exists("patches/v1.0.2") {
-		t.Errorf("patches/v1.0.2 exists before the rebase completed")
-	}
-	// While it is stopped other verbs on the new line are refused as
-	// unknown, and the old line is not blocked.
-	p.expect(p.nomadfork("apply", "-line", "v1.0.2"), 2, `unknown line "v1.0.2"`)
-	p.mustRun("apply")
-	p.mustRun("rebase", "-abort", "-line", "v1.0.2")
-	if p.exists("lines/v1.0.2") || p.exists("patches/v1.0.2") {
-		t.Errorf("abort left the new line behind")
-	}
-	p.mustEqual(old)
-
-	// Continue: the resolution is the new line's, the old line keeps its patch.
-	p.mustFail("rebase", "-onto", "v1.0.2", "-new-line")
-	lib := filepath.Join("lines", "v1.0.2", "nomad", "lib", "lib.go")
-	content := p.read(lib)
-	start, end := strings.Index(content, "<<<<<<<"), strings.Index(content, ">>>>>>>")
-	end += strings.Index(content[end:], "\n") + 1
-	p.write(lib, content[:start]+"func F10() int { return 100 } // merged\n"+content[end:])
-	p.gitIn(filepath.Join("lines", "v1.0.2", "nomad"), "add", "lib/lib.go")
-	r = p.mustRun("rebase", "-continue", "-line", "v1.0.2")
-	containsAll(t, "continue", r.stdout, "1 resolved by hand")
-	if !strings.Contains(p.read("patches/v1.0.2/0001-lib-make-F10-return-100.patch"), "// merged") {
-		t.Errorf("the resolution is not in the new line's patch")
-	}
-	old.changelog = p.read("CHANGELOG.md")
-	p.mustEqual(old)
-	p.mustRun("check", "-no-build", "-line", "v1.0.2")
-}
-
-func TestRebaseMovesTheLine(t *testing.T) {
-	p := newProject(t)
-	p.twoPatches()
-	p.write("patches/v1.0.0/baseline/client-v1.0.0.tsv", "pkg\tTestX\treason\n")
-	p.mustRun("rebase", "-onto", "v1.0.1")
-	if p.exists("patches/v1.0.0") {
-		t.Errorf("patches/v1.0.0 still exists after the line moved")
-	}
-	if p.exists("patches/v1.0.1/baseline/client-v1.0.0.tsv") {
-		t.Errorf("the old version's baseline moved along")
-	}
-	if got := strings.TrimSpace(p.read("patches/default-line")); got != "v1.0.1" {
-		t.Errorf("default line = %s, want v1.0.1", got)
-	}
-	p.mustRun("check", "-no-build", "-line", "v1.0.1")
-	p.expect(p.nomadfork("check", "-line", "v1.0.0"), 2, "the lines are v1.0.1")
 }
 
 func TestDropVerifyProvesUpstreamCarriesThePatch(t *testing.T) {
@@ -211,7 +101,7 @@ func TestStatusAllLinesWritesTheReadme(t *testing.T) {
 	p := newProject(t)
 	p.twoPatches()
 	p.mustRun("rebase", "-onto", "v1.1.0", "-new-line")
-	readme := "# up fork\n\nStatus per line:\n\n" + rebase.BeginMarker + "\nstale\n" + rebase.EndMarker + "\n\nThe end.\n"
+	readme := "# up fork\n\nStatus per line:\n\n" + status.BeginMarker + "\nstale\n" + status.EndMarker + "\n\nThe end.\n"
 	p.write("docs/status.md", readme)
 	before := p.snapshot()
 
@@ -231,8 +121,8 @@ func TestStatusAllLinesWritesTheReadme(t *testing.T) {
 	p.mustRun("status", "-all-lines", "-doc")
 	got := p.read("docs/status.md")
 	containsAll(t, "docs/status.md", got, wants...)
-	if !strings.HasPrefix(got, "# up fork\n\nStatus per line:\n\n"+rebase.BeginMarker+"\nGenerated by `nomadfork status -all-lines -doc` on ") ||
-		!strings.HasSuffix(got, "\n"+rebase.EndMarker+"\n\nThe end.\n") || strings.Contains(got, "stale") {
+	if !strings.HasPrefix(got, "# up fork\n\nStatus per line:\n\n"+status.BeginMarker+"\nGenerated by `nomadfork status -all-lines -doc` on ") ||
+		!strings.HasSuffix(got, "\n"+status.EndMarker+"\n\nThe end.\n") || strings.Contains(got, "stale") {
 		t.Errorf("docs/status.md outside the markers changed, or the old block stayed:\n%s", got)
 	}
 	p.mustEqual(before)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/diskspace"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 )
 
 func main() {
@@ -80,25 +81,29 @@ func report(e *env, end cli.End, stderr io.Writer) {
 // resume.
 func stopped(e *env, end cli.End, stderr io.Writer) {
 	// Working it out runs git: not for long, when git is what hangs.
-	resume := make(chan string, 1)
-	go func() { resume <- resumeAfterStop(e.Root, end.Verb, end.Args) }()
 	cmd := again(end.Verb, end.Args)
-	select {
-	case cmd = <-resume:
-	case <-time.After(2 * time.Second):
+	if selected, ok := e.Selected(); ok {
+		resume := make(chan string, 1)
+		go func() { resume <- resumeAfterStop(e.Root, selected, end.Verb, end.Args) }()
+		select {
+		case cmd = <-resume:
+		case <-time.After(2 * time.Second):
+		}
 	}
 	fmt.Fprintf(stderr, "nomadfork %s: interrupted again, stopped at once during %s; run %s to resume (it first recovers what this run left)\n",
 		end.Verb, end.Step, cmd)
 }
 
-// resumeAfterStop is resumeCommand for a run stopped at once: worked out
-// on an env of its own, from the files, so it shares nothing with the
-// stopped command's goroutine.
-func resumeAfterStop(root, name string, args []string) string {
+// resumeAfterStop is resumeCommand for a run stopped at once, on the line
+// it had selected (none yet: the same command line): worked out on an
+// env of its own, from the files, so it shares nothing with the stopped
+// command's goroutine.
+func resumeAfterStop(root string, selected line.Line, name string, args []string) string {
 	e, err := newEnv(root, io.Discard, io.Discard)
-	if err != nil || e.SelectFor(context.Background(), name, args) != nil {
+	if err != nil {
 		return again(name, args)
 	}
+	e.Select(e.CheckoutOf(selected))
 	return resumeCommand(e, name, args)
 }
 
@@ -150,12 +155,25 @@ func remedy(e *env, err error, name string, rest []string, stderr io.Writer) {
 }
 
 // resumeCommand is what goes on after an interrupted command, quoted:
-// the step rebase.Session.ResumeStep names, else the same command line.
+// what the verb's resume rule (its command's Resume) names, else the same
+// command line.
 func resumeCommand(e *env, name string, args []string) string {
-	if s, ok := e.Session().ResumeStep(context.Background(), name, args, e.Tree, e.Rebasing); ok {
-		return e.command(s)
+	if c := prog.Lookup(name); c != nil && c.Resume != nil {
+		if cmd, ok := c.Resume(context.Background(), e, args); ok {
+			return cmd
+		}
 	}
 	return again(name, args)
+}
+
+// given reports which of the boolean flags names args gives.
+func given(args []string, names ...string) map[string]bool {
+	v := cli.FlagValues(args, nil, names)
+	has := map[string]bool{}
+	for _, n := range names {
+		has[n] = v[n] != ""
+	}
+	return has
 }
 
 // again is the command line name args, quoted.

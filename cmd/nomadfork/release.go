@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
 )
@@ -14,7 +15,7 @@ func runRelease(ctx context.Context, e *env, args []string) error {
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
-	err := e.Release(ctx, *verify)
+	err := release.Run(ctx, e.Checkout, *verify, e.Root, e.Changelog, filepath.Join(e.Out, "release"), e.Log)
 	if errors.Is(err, release.ErrNoRelease) {
 		mk := "make release"
 		if e.Line.Name != "" && !e.Line.Default {

@@ -7,13 +7,13 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
 
-// advice is the one renderer of the advice the internal packages give
+// renderer is the one renderer of the hints the internal packages give
 // (hint values): a step is the command line the user runs, with -line
 // when it works on a line other than the default one; the work tree is
 // the selected line's, relative to the repository.
-type advice struct{ e *env }
+type renderer struct{ e *env }
 
-func (a advice) Command(s hint.Step) string {
+func (a renderer) Command(s hint.Step) string {
 	args := append([]string{"nomadfork", s.Verb}, s.Args...)
 	given := false // -line among the arguments already
 	for _, arg := range s.Args {
@@ -26,7 +26,7 @@ func (a advice) Command(s hint.Step) string {
 }
 
 // lineOf is the line s works on when it is not the default one.
-func (a advice) lineOf(s hint.Step) string {
+func (a renderer) lineOf(s hint.Step) string {
 	e := a.e
 	if e == nil {
 		return s.Line
@@ -43,7 +43,7 @@ func (a advice) lineOf(s hint.Step) string {
 	return e.Line.Name
 }
 
-func (a advice) WorkTree() string {
+func (a renderer) WorkTree() string {
 	if a.e == nil {
 		return "nomad/"
 	}
@@ -51,13 +51,13 @@ func (a advice) WorkTree() string {
 }
 
 // say renders m for the selected line.
-func (e *env) say(m hint.Message) string { return m.Render(advice{e}) }
+func (e *env) say(m hint.Message) string { return m.Render(renderer{e}) }
 
 // command is s as a command line for the selected line, quoted.
-func (e *env) command(s hint.Step) string { return advice{e}.Command(s) }
+func (e *env) command(s hint.Step) string { return renderer{e}.Command(s) }
 
-// render is err's message with its advice rendered for the selected line.
-func (e *env) render(err error) string { return hint.Render(err, advice{e}) }
+// render is err's message with its hints rendered for the selected line.
+func (e *env) render(err error) string { return hint.Render(err, renderer{e}) }
 
 // printed prints m, rendered for the selected line, unless err or m is
 // empty; it returns err.

@@ -46,6 +46,8 @@ func TestScript(t *testing.T) {
 			"edit":      cmdEdit,
 			"commit":    cmdCommit,
 			"resolve":   cmdResolve,
+			"snapshot":  cmdSnapshot,
+			"unchanged": cmdUnchanged,
 		},
 	})
 }
@@ -55,6 +57,7 @@ type (
 	selfKey  struct{} // the test binary, run as nomadfork
 	proxyKey struct{} // the *fixture.Proxy serving the fake upstream
 	exitKey  struct{} // *int: the exit code of the last nomadfork
+	snapKey  struct{} // map[string]string: the snapshots taken, by name
 )
 
 // hostGoEnv is the part of the go command's environment a script keeps:
@@ -100,6 +103,7 @@ func setupScript(e *testscript.Env, self string, goEnv []string) error {
 	e.Values[selfKey{}] = self
 	e.Values[proxyKey{}] = proxy
 	e.Values[exitKey{}] = new(int)
+	e.Values[snapKey{}] = map[string]string{}
 	return nil
 }
 
@@ -270,4 +274,67 @@ func cmdResolve(ts *testscript.TestScript, neg bool, args []string) {
 	path := ts.MkAbs(args[0])
 	ts.Check(os.WriteFile(path, []byte(content[:start]+args[1]+"\n"+content[end:]), 0o644))
 	ts.Check(runGit(ts, filepath.Dir(path), "add", filepath.Base(path)))
+}
+
+// snapshot name
+//
+// records, as name, what a failed or aborted change of the default line
+// must leave alone: nomad/'s status, HEAD and upstream branch, the line's
+// pin and patch files, and CHANGELOG.md.
+func cmdSnapshot(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: snapshot name")
+	}
+	ts.Value(snapKey{}).(map[string]string)[args[0]] = seriesState(ts)
+}
+
+// unchanged [-changelog] name
+//
+// checks that the state snapshot recorded as name is as it was; with
+// -changelog, all but CHANGELOG.md (which a new line adds to).
+func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
+	changelog := len(args) > 0 && args[0] == "-changelog"
+	if changelog {
+		args = args[1:]
+	}
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: unchanged [-changelog] name")
+	}
+	want, ok := ts.Value(snapKey{}).(map[string]string)[args[0]]
+	if !ok {
+		ts.Fatalf("no snapshot %s", args[0])
+	}
+	got := seriesState(ts)
+	if changelog {
+		got, _, _ = strings.Cut(got, changelogSection)
+		want, _, _ = strings.Cut(want, changelogSection)
+	}
+	if got != want {
+		ts.Fatalf("the state changed since snapshot %s:\nwant:\n%s\ngot:\n%s", args[0], want, got)
+	}
+}
+
+// changelogSection starts CHANGELOG.md in a seriesState, last.
+const changelogSection = "== CHANGELOG.md\n"
+
+// seriesState is the state snapshot records, as text.
+func seriesState(ts *testscript.TestScript) string {
+	var b strings.Builder
+	gitOut := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", ts.MkAbs("nomad")}, args...)...).Output()
+		ts.Check(err)
+		return string(out)
+	}
+	fmt.Fprintf(&b, "status:\n%sHEAD %supstream %s", gitOut("status", "--porcelain", "--untracked-files=all"),
+		gitOut("rev-parse", "HEAD"), gitOut("rev-parse", "upstream"))
+	dir := filepath.Join("patches", strings.TrimSpace(ts.ReadFile("patches/default-line")))
+	entries, err := os.ReadDir(ts.MkAbs(dir))
+	ts.Check(err)
+	for _, e := range entries {
+		if e.Name() == "upstream.json" || strings.HasSuffix(e.Name(), ".patch") {
+			fmt.Fprintf(&b, "== %s\n%s", e.Name(), ts.ReadFile(filepath.Join(dir, e.Name())))
+		}
+	}
+	b.WriteString(changelogSection + ts.ReadFile("CHANGELOG.md"))
+	return b.String()
 }

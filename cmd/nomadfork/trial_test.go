@@ -21,6 +21,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/workspace"
 )
 
@@ -365,11 +366,11 @@ func TestCrashNewLineAdviceCarriesLine(t *testing.T) {
 // default one, and leaves sandbox and the steps on the default line; the
 // work tree's output renders the same.
 func TestAdviceCarriesLine(t *testing.T) {
-	e := &env{Workspace: &workspace.Workspace{Line: line.Line{Name: "v1.0.2", WorkTree: "/r/lines/v1.0.2/nomad"}, Root: "/r", Layout: line.Layout{Root: t.TempDir()}}}
+	e := &env{Workspace: &workspace.Workspace{Checkout: worktree.Checkout{Line: line.Line{Name: "v1.0.2", WorkTree: "/r/lines/v1.0.2/nomad"}}, Root: "/r", Layout: line.Layout{Root: t.TempDir()}}}
 	m := hint.Sprintf("resolved by hand: 0001; run %s to save them; then %s, %s, %s in %s",
 		hint.Run("extract"), hint.Run("check", "-no-build"), hint.Run("sandbox", "--", "x"), hint.Run("apply").OnLine("v1.0.3"), hint.WorkTree)
 	var b strings.Builder
-	if err := hint.Fprint(adviceOut{&b, advice{e}}, m); err != nil {
+	if err := hint.Fprint(renderedOut{&b, renderer{e}}, m); err != nil {
 		t.Fatal(err)
 	}
 	want := "resolved by hand: 0001; run `nomadfork extract -line v1.0.2` to save them; then `nomadfork check -no-build -line v1.0.2`, " +

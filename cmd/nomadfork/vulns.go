@@ -15,7 +15,7 @@ func runVulns(ctx context.Context, e *env, args []string) error {
 	if e.LineName != "" && !e.Line.Default {
 		doc = "nomadfork vulns -line " + e.Line.Name + " -doc"
 	}
-	return e.Vulns(ctx, o, doc, e.stderr)
+	return vulns.Job{Options: o, Root: e.Root, Out: e.Out, Checkout: e.Checkout, DocCommand: doc, Log: e.Log, Stderr: e.stderr}.Run(ctx)
 }
 
 func init() { register(command{Name: "vulns", Run: runVulns}) }

@@ -111,7 +111,7 @@ func Median(vs []float64) float64 {
 // with a summary per label in the order of labels. A failed run, or a
 // failed workload of a run, is counted but not aggregated. Ratios are to
 // base's medians in the same table.
-func Aggregate(runs []Run, topologies, workloads, labels []string, variants map[string]bool, base string) []Table {
+func Aggregate(runs []RoundRun, topologies, workloads, labels []string, variants map[string]bool, base string) []Table {
 	var out []Table
 	for _, topo := range topologies {
 		for _, wl := range workloads {

@@ -19,8 +19,8 @@ func fakeWorkload(name string, latency, rpcs, raft, cpu, floor float64) Workload
 
 // fakeRun makes a successful run of two workloads: "alpha" with the
 // given figures, "beta" with twice the latency.
-func fakeRun(label, topo string, round int, latency, rpcs float64) Run {
-	return Run{Label: label, Round: round, Topology: topo, Workloads: []WorkloadRun{
+func fakeRun(label, topo string, round int, latency, rpcs float64) RoundRun {
+	return RoundRun{Label: label, Round: round, Topology: topo, Workloads: []WorkloadRun{
 		fakeWorkload("alpha", latency, rpcs, rpcs*1.5, 1, 10),
 		fakeWorkload("beta", 2*latency, rpcs, rpcs*1.5, 1, 20),
 	}}
@@ -58,7 +58,7 @@ func TestPercentile(t *testing.T) {
 }
 
 func TestAggregate(t *testing.T) {
-	runs := []Run{
+	runs := []RoundRun{
 		fakeRun("v1.5.3", "single", 1, 10, 200),
 		fakeRun("fork", "single", 1, 9, 120),
 		fakeRun("v1.5.3", "single", 2, 12, 210),
@@ -70,7 +70,7 @@ func TestAggregate(t *testing.T) {
 	}
 	// A run that printed no result (its sandbox killed) fails in every
 	// workload.
-	failed := Run{Label: "fork", Topology: "single", Round: 4, Error: "the run did not end within 1h"}
+	failed := RoundRun{Label: "fork", Topology: "single", Round: 4, Error: "the run did not end within 1h"}
 	runs = append(runs, failed)
 	wfail := fakeRun("fork", "single", 5, 1, 1)
 	wfail.Workloads[1].Error = "nothing queued"

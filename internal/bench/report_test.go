@@ -11,7 +11,7 @@ import (
 )
 
 func fakeReport() *Report {
-	var runs []Run
+	var runs []RoundRun
 	for _, topo := range []string{"single", "multi"} {
 		runs = append(runs,
 			fakeRun("v1.5.3", topo, 1, 10, 200),

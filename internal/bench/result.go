@@ -6,8 +6,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
-// Run is the result of one scenario run.
-type Run struct {
+// RoundRun is the result of one scenario run.
+type RoundRun struct {
 	Label  string `json:"label"`
 	Round  int    `json:"round"`
 	Binary string `json:"binary"`
@@ -39,7 +39,7 @@ type Run struct {
 }
 
 // MaxLoad returns the highest load average of the run, 0 for none.
-func (r *Run) MaxLoad() float64 {
+func (r *RoundRun) MaxLoad() float64 {
 	m := 0.0
 	for _, l := range r.LoadAvg {
 		if l > m {
@@ -50,7 +50,7 @@ func (r *Run) MaxLoad() float64 {
 }
 
 // Workload returns the run's result of the named workload, or nil.
-func (r *Run) Workload(name string) *WorkloadRun {
+func (r *RoundRun) Workload(name string) *WorkloadRun {
 	for i := range r.Workloads {
 		if r.Workloads[i].Name == name {
 			return &r.Workloads[i]
@@ -60,7 +60,7 @@ func (r *Run) Workload(name string) *WorkloadRun {
 }
 
 // Phase returns the named phase, or nil.
-func (r *Run) Phase(name string) *experiment.Phase {
+func (r *RoundRun) Phase(name string) *experiment.Phase {
 	for i := range r.Phases {
 		if r.Phases[i].Name == name {
 			return &r.Phases[i]
@@ -70,7 +70,7 @@ func (r *Run) Phase(name string) *experiment.Phase {
 }
 
 // Total sums a figure over the run's phases.
-func (r *Run) Total(f func(*experiment.Phase) float64) float64 {
+func (r *RoundRun) Total(f func(*experiment.Phase) float64) float64 {
 	var t float64
 	for i := range r.Phases {
 		t += f(&r.Phases[i])
@@ -80,7 +80,7 @@ func (r *Run) Total(f func(*experiment.Phase) float64) float64 {
 
 // ClientMetrics reports whether the run's clients exposed the fork's
 // client metrics.
-func (r *Run) ClientMetrics() bool {
+func (r *RoundRun) ClientMetrics() bool {
 	for _, p := range r.Phases {
 		if p.ClientRPCs != nil {
 			return true

@@ -101,7 +101,7 @@ func WriteReport(w io.Writer, rep *Report) {
 
 // warmupSummary describes the warm-up run: its workloads' figures, or its
 // error.
-func warmupSummary(run *Run) string {
+func warmupSummary(run *RoundRun) string {
 	if run.Error != "" {
 		return "failed: " + run.Error
 	}

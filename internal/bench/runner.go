@@ -28,10 +28,10 @@ func ScenarioMain(args []string, stdout, stderr io.Writer) int {
 }
 
 // recordedScenario runs the scenario and records its error in the run.
-func recordedScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error) {
+func recordedScenario(ctx context.Context, opts Options, log io.Writer) (*RoundRun, error) {
 	run, err := RunScenario(ctx, opts, log)
 	if run == nil {
-		run = &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Topology: string(opts.Topology)}
+		run = &RoundRun{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad, Topology: string(opts.Topology)}
 	}
 	if err != nil {
 		run.Error = err.Error()
@@ -132,9 +132,9 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 
 // runOne runs bin on topo once (run n of total), retried once when it
 // fails and r.Retry. The error is for an interrupt only.
-func (r *Runner) runOne(ctx context.Context, bin experiment.Binary, topo cluster.Topology, round, n, total int) (*Run, error) {
+func (r *Runner) runOne(ctx context.Context, bin experiment.Binary, topo cluster.Topology, round, n, total int) (*RoundRun, error) {
 	what := fmt.Sprintf("run %d/%d: %s, round %d, %s", n, total, bin.Label, round, topo)
-	var run *Run
+	var run *RoundRun
 	var err error
 	defer progress.Begin(what)() // for an interruption's message
 	for attempt := 1; attempt <= 2; attempt++ {
@@ -172,7 +172,7 @@ func (r *Runner) runOne(ctx context.Context, bin experiment.Binary, topo cluster
 
 // warmup runs the scenario once for bin on the first topology, in
 // runs/warmup, for the report's Warmup: never counted, never retried.
-func (r *Runner) warmup(ctx context.Context, bin experiment.Binary) (*Run, error) {
+func (r *Runner) warmup(ctx context.Context, bin experiment.Binary) (*RoundRun, error) {
 	sc := r.Scenario
 	sc.Topology = r.Topologies[0]
 	opts := Options{Scenario: sc, RunOptions: experiment.RunOptions{Nomad: bin.Path, Label: bin.Label, Dir: filepath.Join(r.Dir, "runs", "warmup"), DataRoot: DefaultDataRoot}}
@@ -191,8 +191,8 @@ func (r *Runner) warmup(ctx context.Context, bin experiment.Binary) (*Run, error
 
 // runInSandbox runs one scenario in a new sandbox and decodes the result
 // it prints. The returned run is never nil.
-func (r *Runner) runInSandbox(ctx context.Context, o Options) (*Run, error) {
-	run := &Run{Label: o.Label, Round: o.Round, Binary: o.Nomad, Topology: string(o.Topology)}
+func (r *Runner) runInSandbox(ctx context.Context, o Options) (*RoundRun, error) {
+	run := &RoundRun{Label: o.Label, Round: o.Round, Binary: o.Nomad, Topology: string(o.Topology)}
 	if err := os.RemoveAll(o.Dir); err != nil {
 		return run, err
 	}
@@ -202,7 +202,7 @@ func (r *Runner) runInSandbox(ctx context.Context, o Options) (*Run, error) {
 	load0, _ := experiment.LoadAverage()
 	busy0, _ := experiment.BusySeconds()
 	t0 := time.Now()
-	var got Run
+	var got RoundRun
 	decoded := false
 	state, runErr := experiment.InSandbox(ctx, append([]string{r.Self, RunArg}, o.Args()...), o.Limit(), r.Stderr, func(line []byte) error {
 		if err := json.Unmarshal(line, &got); err != nil {

@@ -29,7 +29,7 @@ type scenario struct {
 // agent there. A workload that fails is recorded in its result and the
 // next one still runs (on a cleaned cluster); the error is the first
 // failure.
-func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error) {
+func RunScenario(ctx context.Context, opts Options, log io.Writer) (*RoundRun, error) {
 	if opts.DataRoot == "" {
 		opts.DataRoot = DefaultDataRoot
 	}
@@ -37,7 +37,7 @@ func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Run, error)
 	if err != nil {
 		return nil, err
 	}
-	run := &Run{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad,
+	run := &RoundRun{Label: opts.Label, Round: opts.Round, Binary: opts.Nomad,
 		Topology: string(opts.Topology), Started: time.Now(), Version: v.Line, Revision: v.Revision}
 	s := &scenario{opts: opts, log: log}
 	err = s.run(ctx, run)
@@ -52,7 +52,7 @@ func (s *scenario) logf(format string, args ...any) {
 	fmt.Fprintf(s.log, "    [%s r%d %s] %s\n", s.opts.Label, s.opts.Round, s.opts.Topology, fmt.Sprintf(format, args...))
 }
 
-func (s *scenario) run(ctx context.Context, run *Run) error {
+func (s *scenario) run(ctx context.Context, run *RoundRun) error {
 	start := time.Now()
 	c, err := cluster.Start(ctx, cluster.Spec{
 		Topology: s.opts.Topology, Nomad: s.opts.Nomad, Dir: s.opts.Dir, DataRoot: s.opts.DataRoot,

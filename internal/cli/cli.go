@@ -60,6 +60,10 @@ type Command[E any] struct {
 	// Entry, for a hidden verb, is its whole program: Main runs it before
 	// anything else (no flags, no signal handling).
 	Entry func(args []string, stdout, stderr io.Writer) int
+	// Resume, if set, is the verb's resume rule: the command line that
+	// resumes it, run with args on env and interrupted; ok is false when
+	// the same command line resumes.
+	Resume func(ctx context.Context, env E, args []string) (command string, ok bool)
 }
 
 // Hidden reports whether c is an internal entry point, left out of the

@@ -22,13 +22,16 @@ func ReadReport[R any](path string) (*R, error) {
 	return &rep, nil
 }
 
-// Redraw prints the report saved at path (a verb's -from) with write.
-func Redraw[R any](w io.Writer, path string, write func(io.Writer, *R) error) error {
-	rep, err := ReadReport[R](path)
-	if err != nil {
-		return err
+// Redraw returns what prints the report saved at a path (a verb's -from)
+// with write.
+func Redraw[R any](write func(io.Writer, *R) error) func(w io.Writer, path string) error {
+	return func(w io.Writer, path string) error {
+		rep, err := ReadReport[R](path)
+		if err != nil {
+			return err
+		}
+		return write(w, rep)
 	}
-	return write(w, rep)
 }
 
 // RunTable runs an experiment with run and writes its report's table with

@@ -30,10 +30,10 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	err := Redraw(&out, path, func(w io.Writer, r *fakeReport) error {
+	err := Redraw(func(w io.Writer, r *fakeReport) error {
 		_, err := io.WriteString(w, r.Command)
 		return err
-	})
+	})(&out, path)
 	if err != nil || out.String() != "nomadfork x" {
 		t.Fatalf("redrawn %q, %v", out.String(), err)
 	}

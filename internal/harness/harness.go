@@ -410,24 +410,19 @@ func collect(ctx context.Context, log io.Writer, s *suite.Suite, groups [][]stri
 	return nil
 }
 
-// LineOptions are the Options of a run on the work tree t of a line whose
-// series is in seriesDir and whose baselines are in baselines, pinned by
-// p: the baseline files of p's version, scratch space in scratch, sim/'s
-// module in sim and its copy against the version in out/sim/<version>.
-func LineOptions(t *worktree.Tree, p *pin.Pin, seriesDir, baselines, sim, out, scratch string, verbose bool, log io.Writer) Options {
+// LineOptions are the Options of a run on the line c pinned by p: its
+// work tree, its series and the baseline files of p's version. The
+// caller adds where the run works (Scratch, Sim, SimMod) and writes.
+func LineOptions(c worktree.Checkout, p *pin.Pin) Options {
+	baselines := c.Line.Baselines
 	return Options{
-		Tree:    t,
-		Scratch: filepath.Join(out, scratch),
+		Tree:    c.Tree,
 		Plain:   PlainBaseline(baselines, p.Version()),
 		Race:    filepath.Join(baselines, "client-race-"+p.Version()+".tsv"),
 		Revdeps: filepath.Join(baselines, "revdeps-"+p.Version()+".tsv"),
-		Series:  seriesDir,
+		Series:  c.Line.Dir,
 		Module:  p.Module.Path,
 		Version: p.Version(),
-		Sim:     sim,
-		SimMod:  filepath.Join(out, "sim", p.Version()),
-		Verbose: verbose,
-		Log:     log,
 	}
 }
 

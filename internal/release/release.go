@@ -21,7 +21,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 )
@@ -56,11 +56,11 @@ type Options struct {
 	Log     io.Writer
 }
 
-// LineOptions returns the Options of the release of a line from its work
-// tree's repository, its pin file, its series directory and the
-// changelog that names the fork release.
-func LineOptions(tree *git.Repo, pinFile, seriesDir, changelog, dist, scratch string, log io.Writer) (Options, error) {
-	p, err := pin.Load(pinFile)
+// LineOptions returns the Options of the release of line c from its work
+// tree, pin and series, with the fork release that changelog names; the
+// caller adds where it goes (Dist, Scratch) and Log.
+func LineOptions(c worktree.Checkout, changelog string) (Options, error) {
+	p, err := c.Pin()
 	if err != nil {
 		return Options{}, err
 	}
@@ -68,11 +68,11 @@ func LineOptions(tree *git.Repo, pinFile, seriesDir, changelog, dist, scratch st
 	if err != nil {
 		return Options{}, err
 	}
-	patches, err := series.Require(seriesDir, true)
+	patches, err := series.Require(c.Line.Dir, true)
 	if err != nil {
 		return Options{}, err
 	}
-	return Options{Tree: tree, Upstream: p.Version(), Fork: fork, Patches: patches, Dist: dist, Scratch: scratch, Log: log}, nil
+	return Options{Tree: c.Tree.Repo, Upstream: p.Version(), Fork: fork, Patches: patches}, nil
 }
 
 // Version is the release's version: upstream's without the v, the fork

@@ -10,8 +10,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // Options are the vulns verb's flags.
@@ -33,8 +32,8 @@ type Job struct {
 	Options Options
 	// Root is the repository, Out its scratch directory (out/).
 	Root, Out string
-	Line      line.Line
-	Pin       *pin.Pin
+	// Checkout is the line and its work tree.
+	worktree.Checkout
 	// DocCommand is the command that writes the line's document, as the
 	// document names it.
 	DocCommand string
@@ -43,11 +42,20 @@ type Job struct {
 	Log, Stderr io.Writer
 }
 
-// Run scans the line's work tree (or reads Options.From), prints the
-// table and the summary, writes the line's document with Options.Doc,
-// and fails with exit code 1 when the gate does.
+// Run scans the line's work tree, applied (or reads Options.From), prints
+// the table and the summary, writes the line's document with
+// Options.Doc, and fails with exit code 1 when the gate does.
 func (j Job) Run(ctx context.Context) error {
-	o, p, lineName := j.Options, j.Pin, j.Pin.Version()
+	p, err := j.Pin()
+	if err != nil {
+		return err
+	}
+	o, lineName := j.Options, p.Version()
+	if o.From == "" {
+		if err := j.Tree.Require(ctx, worktree.Need{Verb: "vulns", Base: true}); err != nil {
+			return err
+		}
+	}
 	out := o.Out
 	if out == "" {
 		out = filepath.Join(j.Out, "vulns", lineName)

@@ -1,9 +1,11 @@
 // Package workspace is the repository a command of the tool works in: its
-// layout, the maintained line the command selected (-line, else the
-// default line) and that line's work tree, and what the engines are given
-// of them (the rebase session, the harness's options, an experiment's
-// start). It writes nothing itself: Log is the output the engines write
-// to, which the command makes (it renders their advice for the line).
+// layout, and the maintained line the command selected (-line, else the
+// default line) with that line's work tree, a worktree.Checkout that the
+// command passes down whole to the engines; and what the engines are
+// given beside it (a rebase session, the harness's options, an
+// experiment's start). It runs no verb and writes nothing itself: Log is
+// the output the engines write to, which the command makes (it renders
+// their hints for the line).
 package workspace
 
 import (
@@ -12,10 +14,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/harness"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
@@ -33,19 +35,18 @@ type Workspace struct {
 	Changelog string // CHANGELOG.md
 	Layout    line.Layout
 
-	// LineName is what -line said (empty: the default line); Line is the
-	// selected line (UseLine) and Tree its work tree.
+	// LineName is what -line said (empty: the default line).
 	LineName string
-	Line     line.Line
-	Tree     *worktree.Tree
-	// Rebasing names the line a rebase works on, for the resume step.
-	Rebasing string
+	// Checkout is the selected line (Select) and its work tree: Line,
+	// Tree.
+	worktree.Checkout
 
 	// Stdout is the command's output, Log the same output as the engines
 	// write to it.
 	Stdout, Log io.Writer
 
-	session *rebase.Session
+	// selected is the line last selected, for Selected.
+	selected atomic.Pointer[line.Line]
 }
 
 // New returns the workspace of the repository at dir (empty: the current
@@ -73,19 +74,27 @@ func New(dir string, stdout, log io.Writer) (*Workspace, error) {
 		Stdout:    stdout,
 		Log:       log,
 	}
-	w.Select(line.Line{WorkTree: filepath.Join(root, "nomad")})
+	w.Checkout = w.CheckoutOf(line.Line{WorkTree: filepath.Join(root, "nomad")})
 	return w, nil
 }
 
-// Select selects ln.
-func (w *Workspace) Select(ln line.Line) {
-	w.Line = ln
-	w.Tree = w.TreeOf(ln)
+// CheckoutOf returns the checkout of ln, its work tree writing to Log.
+func (w *Workspace) CheckoutOf(ln line.Line) worktree.Checkout { return worktree.CheckoutOf(ln, w.Log) }
+
+// Select makes c the workspace's checkout.
+func (w *Workspace) Select(c worktree.Checkout) {
+	w.Checkout = c
+	ln := c.Line
+	w.selected.Store(&ln)
 }
 
-// TreeOf returns the work tree of ln, writing to Log.
-func (w *Workspace) TreeOf(ln line.Line) *worktree.Tree {
-	return &worktree.Tree{Dir: ln.WorkTree, Repo: &git.Repo{Dir: ln.WorkTree}, Log: w.Log}
+// Selected returns the line last selected; ok is false before any. Unlike
+// Line, it may be read while the command runs, from another goroutine.
+func (w *Workspace) Selected() (ln line.Line, ok bool) {
+	if p := w.selected.Load(); p != nil {
+		return *p, true
+	}
+	return line.Line{}, false
 }
 
 // UseLine selects the line LineName names (the default line if none): an
@@ -98,68 +107,46 @@ func (w *Workspace) UseLine() error {
 	if err != nil {
 		return err
 	}
-	w.Select(ln)
+	w.Select(w.CheckoutOf(ln))
 	return nil
 }
 
-// Session is the rebase session of the selected line; a line it selects
-// (one being made) becomes the workspace's line.
+// Session is a rebase session of the selected line; the line a rebase
+// -new-line moves it to becomes the selected one.
 func (w *Workspace) Session() *rebase.Session {
-	if w.session == nil {
-		w.session = &rebase.Session{Layout: w.Layout, Line: w.Line, Tree: w.Tree, Changelog: w.Changelog, Log: w.Stdout,
-			NewTree: func(ln line.Line) *worktree.Tree {
-				w.Select(ln)
-				w.Rebasing = ln.Name
-				return w.Tree
-			}}
-	}
-	return w.session
+	return &rebase.Session{Layout: w.Layout, Checkout: w.Checkout, Changelog: w.Changelog, Log: w.Stdout, Moved: w.Select}
 }
 
-// UseRebasingLine selects the line of a rebase in progress (see
-// rebase.Session.Resume); an unknown line is a usage error.
-func (w *Workspace) UseRebasingLine(ctx context.Context) error {
-	err := w.Session().Resume(ctx, w.LineName)
+// ResumeSession selects the line of a rebase in progress (see
+// rebase.Session.Resume) and returns its session; an unknown line is a
+// usage error.
+func (w *Workspace) ResumeSession(ctx context.Context) (*rebase.Session, error) {
+	s := w.Session()
+	c, err := s.Resume(ctx, w.LineName)
+	if c.Tree != nil {
+		w.Select(c)
+	}
 	if errors.Is(err, line.ErrUnknown) {
-		return cli.UsageError{Err: err}
+		return nil, cli.UsageError{Err: err}
 	}
-	return err
+	return s, err
 }
-
-// Pin loads the selected line's pin.
-func (w *Workspace) Pin() (*pin.Pin, error) { return pin.Load(w.Line.Pin) }
 
 // Harness returns the harness's options for the selected line pinned by
 // p, with scratch space in out/<scratch>.
 func (w *Workspace) Harness(p *pin.Pin, scratch string, verbose bool) harness.Options {
-	return harness.LineOptions(w.Tree, p, w.Line.Dir, w.Line.Baselines, w.Sim, w.Out, scratch, verbose, w.Stdout)
+	o := harness.LineOptions(w.Checkout, p)
+	o.Scratch, o.Sim, o.SimMod = filepath.Join(w.Out, scratch), w.Sim, filepath.Join(w.Out, "sim", p.Version())
+	o.Verbose, o.Log = verbose, w.Stdout
+	return o
 }
 
 // Experiment returns what an experiment verb starts from on the selected
 // line: given names the flags given, command is the command line its
 // reports name.
 func (w *Workspace) Experiment(given map[string]bool, command string, stderr io.Writer) experiment.Start {
-	return experiment.Start{Given: given, Root: w.Root, Out: w.Out, Sim: w.Sim, Changelog: w.Changelog, PinFile: w.Line.Pin, Tree: w.Tree,
+	return experiment.Start{Given: given, Root: w.Root, Out: w.Out, Sim: w.Sim, Changelog: w.Changelog, Checkout: w.Checkout,
 		Command: command, Stdout: w.Stdout, Stderr: stderr}
-}
-
-// SelectFor selects the line the command line verb args works on: the
-// one -line names, for rebase the line of the rebase in progress (-onto v
-// -new-line: line v).
-func (w *Workspace) SelectFor(ctx context.Context, verb string, args []string) error {
-	v := cli.FlagValues(args, []string{"line", "onto"}, []string{"new-line"})
-	w.LineName = v["line"]
-	if verb != "rebase" {
-		return w.UseLine()
-	}
-	if v["new-line"] != "" && v["onto"] != "" {
-		w.LineName = v["onto"]
-	}
-	if err := w.UseRebasingLine(ctx); err != nil {
-		return err
-	}
-	w.Rebasing = w.Line.Name
-	return nil
 }
 
 // Prover is the prover of drop -verify for a rebase onto target, the

@@ -7,8 +7,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 )
 
-// Verb is what the check verb's flags ask for.
-type Verb struct {
+// VerbOptions are the check verb's flags (Options are a check's).
+type VerbOptions struct {
 	// NoBuild, TipOnly and PrefixesOnly choose Options.Scope (see
 	// Scope); AllowEmpty accepts an empty series; Tests runs each
 	// patch's own tests too, Verbose printing their output.
@@ -16,7 +16,7 @@ type Verb struct {
 }
 
 // Flags declares the check verb's flags on fs.
-func (v *Verb) Flags(fs *flag.FlagSet) {
+func (v *VerbOptions) Flags(fs *flag.FlagSet) {
 	fs.BoolVar(&v.NoBuild, "no-build", false, "skip compiling and vetting every prefix of the series and every patch on its dependencies (what make test runs on every line)")
 	fs.BoolVar(&v.TipOnly, "tip-only", false, "build and vet only the whole series, not every prefix; each patch on its dependencies is applied, not compiled")
 	fs.BoolVar(&v.PrefixesOnly, "prefixes-only", false, "compile and vet every prefix, but only apply each patch on its dependencies, without compiling it")
@@ -26,7 +26,7 @@ func (v *Verb) Flags(fs *flag.FlagSet) {
 }
 
 // Scope is the scope the flags choose: Full without any of them.
-func (v Verb) Scope() Scope {
+func (v VerbOptions) Scope() Scope {
 	switch {
 	case v.NoBuild:
 		return None
@@ -40,7 +40,7 @@ func (v Verb) Scope() Scope {
 
 // Check refuses flags that exclude each other, and -v without -tests (it
 // would be silently ignored).
-func (v Verb) Check() error {
+func (v VerbOptions) Check() error {
 	if v.Verbose && !v.Tests {
 		return cli.UsageError{Err: errors.New("-v goes with -tests (it prints the output of each patch's tests)")}
 	}

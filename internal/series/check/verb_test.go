@@ -7,13 +7,13 @@ import (
 
 func TestVerbScope(t *testing.T) {
 	for _, tc := range []struct {
-		v    Verb
+		v    VerbOptions
 		want Scope
 	}{
-		{Verb{}, Full},
-		{Verb{NoBuild: true}, None},
-		{Verb{TipOnly: true}, Tip},
-		{Verb{PrefixesOnly: true}, Prefixes},
+		{VerbOptions{}, Full},
+		{VerbOptions{NoBuild: true}, None},
+		{VerbOptions{TipOnly: true}, Tip},
+		{VerbOptions{PrefixesOnly: true}, Prefixes},
 	} {
 		if got := tc.v.Scope(); got != tc.want {
 			t.Errorf("%+v.Scope() = %d, want %d", tc.v, got, tc.want)
@@ -22,13 +22,13 @@ func TestVerbScope(t *testing.T) {
 			t.Errorf("%+v.Check(): %v", tc.v, err)
 		}
 	}
-	if err := (Verb{TipOnly: true, PrefixesOnly: true}).Check(); err == nil {
+	if err := (VerbOptions{TipOnly: true, PrefixesOnly: true}).Check(); err == nil {
 		t.Error("-tip-only with -prefixes-only: no error")
 	}
-	if err := (Verb{Verbose: true}).Check(); err == nil || !strings.Contains(err.Error(), "-v goes with -tests") {
+	if err := (VerbOptions{Verbose: true}).Check(); err == nil || !strings.Contains(err.Error(), "-v goes with -tests") {
 		t.Errorf("-v without -tests: %v, want a usage error", err)
 	}
-	if err := (Verb{Verbose: true, Tests: true}).Check(); err != nil {
+	if err := (VerbOptions{Verbose: true, Tests: true}).Check(); err != nil {
 		t.Errorf("-v -tests: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
@@ -44,23 +45,19 @@ func (o Options) Check() error {
 	return nil
 }
 
-// Verb is the export verb with o on the line whose work tree is t and
-// whose series, pinned by pinFile, is in dir (in the repository root):
-// it exports the series (Export), says what it wrote to t.Log, and with
+// Run is the export verb with o on the line c: it exports the line's
+// series (Export), says what it wrote to the work tree's Log, and with
 // o.Verify verifies the PRs (VerifyPRs).
-func Verb(ctx context.Context, o Options, t *worktree.Tree, dir, root, pinFile string) error {
+func Run(ctx context.Context, c worktree.Checkout, o Options) error {
+	t := c.Tree
 	if err := t.Require(ctx, worktree.Need{Verb: "export", NoOp: true}); err != nil {
 		return err
 	}
-	if ps, err := series.List(dir); err == nil && len(ps) == 0 {
-		relDir, rerr := filepath.Rel(root, dir)
-		if rerr != nil {
-			relDir = dir
-		}
+	if ps, err := series.List(c.Line.Dir); err == nil && len(ps) == 0 {
 		return fmt.Errorf("%w: %s holds no NNNN-subject.patch files, so there is nothing to export; restore them (`git checkout -- %s`)",
-			series.ErrNoPatches, dir, relDir)
+			series.ErrNoPatches, c.Line.Dir, filepath.Join(line.PatchesDir, c.Line.Name))
 	}
-	patches, _, base, err := t.SeriesAndBase(ctx, dir, pinFile, false)
+	patches, _, base, err := c.SeriesAndBase(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -17,55 +17,58 @@ import (
 )
 
 // A Session is the rebase of one maintained line as the verbs see it:
-// the line it works on (the selected one, or one a stopped rebase
-// -new-line is making), that line's work tree, and the files a completed
+// the line it works on and that line's work tree (the selected one, or
+// one a stopped rebase -new-line is making), and the files a completed
 // rebase writes. The verbs rebase and drop -verify work through it.
 type Session struct {
 	Layout line.Layout
-	Line   line.Line
-	Tree   *worktree.Tree
+	worktree.Checkout
 	// Making: Line is being made by a stopped rebase -new-line; it has a
 	// work tree, but no files yet.
 	Making bool
 	// Changelog is CHANGELOG.md.
 	Changelog string
 	Log       io.Writer
-	// NewTree returns the work tree of a line, as the caller writes it.
-	NewTree func(line.Line) *worktree.Tree
+	// Moved, if set, is told the new line Onto -new-line moves the
+	// session to, before its rebase starts: an interruption then resumes
+	// there.
+	Moved func(worktree.Checkout)
 }
 
-// Resume selects the line a rebase in progress works on: the line name
-// names (empty: the default line), or a line a stopped rebase -new-line
-// is making, which has a work tree but no files yet. An unknown line is
-// the layout's error (line.ErrUnknown).
-func (s *Session) Resume(ctx context.Context, name string) error {
+// Resume moves the session to the line a rebase in progress works on and
+// returns it: the line name names (empty: the default line), or a line a
+// stopped rebase -new-line is making, which has a work tree but no files
+// yet. An unknown line is the layout's error (line.ErrUnknown); a lookup
+// of a line being made that was interrupted returns that line with the
+// error.
+func (s *Session) Resume(ctx context.Context, name string) (worktree.Checkout, error) {
 	ln, err := s.Layout.Get(name)
 	if err == nil {
 		s.use(ln, false)
-		return nil
+		return s.Checkout, nil
 	}
 	if !errors.Is(err, line.ErrUnknown) || name == "" {
-		return err
+		return worktree.Checkout{}, err
 	}
 	making, lerr := s.Layout.At(name)
 	if lerr != nil {
-		return lerr
+		return worktree.Checkout{}, lerr
 	}
 	s.use(making, true)
 	if !s.Rebaser().InProgress(ctx) {
 		if ctx.Err() != nil {
 			// An interrupted lookup is no answer.
-			return ctx.Err()
+			return s.Checkout, ctx.Err()
 		}
-		return err
+		return worktree.Checkout{}, err
 	}
-	return nil
+	return s.Checkout, nil
 }
 
-// use makes ln the session's line.
+// use makes ln, with a work tree writing where the session's does, the
+// session's line.
 func (s *Session) use(ln line.Line, making bool) {
-	s.Line, s.Making = ln, making
-	s.Tree = s.NewTree(ln)
+	s.Checkout, s.Making = worktree.CheckoutOf(ln, s.Tree.Log), making
 }
 
 // txn is the directory the completing transaction stages in.
@@ -147,6 +150,9 @@ func (s *Session) Onto(ctx context.Context, version string, newLine bool, nested
 		return nil, err
 	}
 	s.use(m.Line, true)
+	if s.Moved != nil {
+		s.Moved(s.Checkout)
+	}
 	return m.Start(ctx, targets, nested, patches)
 }
 

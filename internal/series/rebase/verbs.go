@@ -5,20 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net/url"
-	"path/filepath"
 	"strings"
 
 	"golang.org/x/mod/semver"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
 
 // The flags and argument checks of the verbs this package drives (rebase,
@@ -126,41 +121,6 @@ func (s *Session) Done(rep *Report, err error) (hint.Message, error) {
 		rep.Summary(), moved, line.PatchesDir, rep.To, on("check"), on("baseline"), on("test")), nil
 }
 
-// ResumeStep is the step that resumes verb, run with args and
-// interrupted, on the session's line: a rebase in progress continues (an
-// interrupted -abort aborts again) on line rebasing (empty: the
-// session's), an apply applies, and a drop interrupted while it applied
-// its edit to work tree t is finished by apply. ok is false when the same
-// command line resumes.
-func (s *Session) ResumeStep(ctx context.Context, verb string, args []string, t *worktree.Tree, rebasing string) (step hint.Step, ok bool) {
-	given := cli.FlagValues(args, nil, []string{"abort", "continue", "force"})
-	has := func(flag string) bool { return given[flag] != "" }
-	switch {
-	case verb == "rebase" && s.Rebaser().InProgress(ctx):
-		if rebasing == "" {
-			// Interrupted before the rebase's line was settled.
-			rebasing = s.Line.Name
-		}
-		if has("abort") {
-			return hint.Run("rebase", "-abort").OnLine(rebasing), true
-		}
-		return hint.Run("rebase", "-continue").OnLine(rebasing), true
-	case verb == "apply" && has("continue"):
-		return hint.Run("apply", "-continue"), true
-	case verb == "apply" && has("force"):
-		// Interrupted before it discarded the work tree's changes, a plain
-		// apply would refuse them.
-		return hint.Run("apply", "-force"), true
-	case verb == "apply":
-		return hint.Run("apply"), true
-	case verb == "drop" && t != nil:
-		if st, err := t.LoadState(ctx); err == nil && len(st.Pending) > 0 {
-			return hint.Run("apply"), true
-		}
-	}
-	return hint.Step{}, false
-}
-
 // DropOptions are the drop verb's patch and flags.
 type DropOptions struct {
 	Patch, Applied, PR string
@@ -231,91 +191,4 @@ func (d *Dropped) Summary() hint.Message {
 			m, hint.WorkTree, d.Patch.Name, hint.Run("apply"), d.Patch.Name)
 	}
 	return hint.Sprintf("%s", m)
-}
-
-// StatusOptions are the status verb's flags.
-type StatusOptions struct {
-	Against                 string
-	AllLines, Markdown, Doc bool
-}
-
-// Flags declares the options' flags on fs.
-func (o *StatusOptions) Flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.Against, "against", "", "comma-separated upstream `versions` to try the series against (default: targets.json's newer than the pin)")
-	fs.BoolVar(&o.AllLines, "all-lines", false, "every maintained line, each against targets.json's versions newer than its pin")
-	fs.BoolVar(&o.Markdown, "markdown", false, "with -all-lines, print the status as Markdown, a table per line")
-	fs.BoolVar(&o.Doc, "doc", false, "with -all-lines, write that Markdown into docs/status.md between its status-per-line markers")
-}
-
-// Check refuses a combination of the flags that means nothing.
-func (o StatusOptions) Check() error {
-	if (o.Markdown || o.Doc) && !o.AllLines {
-		return usage("-markdown and -doc go with -all-lines")
-	}
-	if o.Markdown && o.Doc {
-		return usage("-markdown and -doc exclude each other: -markdown prints, -doc writes docs/status.md")
-	}
-	return nil
-}
-
-// StatusOf tries the series of line ln, whose work tree is t, against
-// the versions -against names (default: those targets names newer than
-// the pin) in scratch, and prints the table to log.
-func StatusOf(ctx context.Context, t *worktree.Tree, ln line.Line, against string, targets upstream.Targets, scratch string, log io.Writer) error {
-	cur, err := pin.Load(ln.Pin)
-	if err != nil {
-		return err
-	}
-	versions, err := upstream.Versions(against, targets, cur.Version())
-	if err != nil {
-		return cli.UsageError{Err: err}
-	}
-	patches, err := series.Require(ln.Dir, false)
-	if err != nil {
-		return err
-	}
-	cols, err := Status(ctx, t, cur, versions, targets, patches, scratch, log)
-	if err != nil {
-		return err
-	}
-	Print(log, cols, patches, cur.Version())
-	return nil
-}
-
-// StatusEveryLine tries every line's series against the versions targets
-// names newer than the line's pin (StatusAll), and prints the report of
-// each to log, or with o.Markdown the Markdown of all, or with o.Doc
-// writes that into the status document; generated says what made it.
-func StatusEveryLine(ctx context.Context, o StatusOptions, layout line.Layout, targets upstream.Targets, scratch string, tree func(line.Line) *worktree.Tree,
-	log io.Writer, generated string) error {
-	report := !o.Markdown && !o.Doc
-	all, err := StatusAll(ctx, layout, targets, scratch, tree, log,
-		func(st LineStatus) {
-			switch {
-			case len(st.Versions) > 0:
-				fmt.Fprintf(log, "==> line %s against %s\n", st.Line, strings.Join(st.Versions, ", "))
-			case report:
-				fmt.Fprintf(log, "line %s: no newer version to try (%s names none)\n", st.Line, upstream.TargetsFile)
-			}
-		},
-		func(st LineStatus) {
-			if report && len(st.Versions) > 0 {
-				Print(log, st.Columns, st.Patches, st.Pinned)
-			}
-		})
-	if err != nil {
-		return err
-	}
-	doc := Markdown(all, generated)
-	switch {
-	case o.Markdown:
-		fmt.Fprint(log, doc)
-	case o.Doc:
-		file := filepath.Join(layout.Root, StatusDoc)
-		if err := WriteStatusDoc(file, doc); err != nil {
-			return err
-		}
-		fmt.Fprintf(log, "wrote the status of %d line(s) into %s\n", len(all), file)
-	}
-	return nil
 }

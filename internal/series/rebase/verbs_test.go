@@ -62,17 +62,3 @@ func TestDropOptionsParse(t *testing.T) {
 		t.Errorf("no -applied-upstream: %v, want an error naming the flag to give", err)
 	}
 }
-
-// status's -markdown and -doc go with -all-lines, and one at a time: with
-// both, -doc would be silently ignored.
-func TestStatusOptionsCheck(t *testing.T) {
-	clitest.CheckUsage(t, func() *StatusOptions { return new(StatusOptions) }, map[string]string{
-		"":                          "",
-		"-against v1.5.6":           "",
-		"-all-lines -markdown":      "",
-		"-all-lines -doc":           "",
-		"-markdown":                 "go with -all-lines",
-		"-doc":                      "go with -all-lines",
-		"-all-lines -markdown -doc": "exclude each other",
-	})
-}

@@ -227,14 +227,20 @@ func (t *Tree) onForkBranch(ctx context.Context, verb string, force bool) error 
 		return err
 	}
 	ref, err := t.Repo.Line(ctx, "symbolic-ref", "--quiet", "HEAD")
-	if err == nil && ref == "refs/heads/"+ForkBranch {
+	return t.offForkBranch(ctx, verb, ref, err)
+}
+
+// offForkBranch refuses when HEAD, whose symbolic ref is ref (refErr: it
+// has none, it is detached), is not on the fork branch.
+func (t *Tree) offForkBranch(ctx context.Context, verb, ref string, refErr error) error {
+	if refErr == nil && ref == "refs/heads/"+ForkBranch {
 		return nil
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	where := "detached"
-	if err == nil {
+	if refErr == nil {
 		where = "on the branch " + strings.TrimPrefix(ref, "refs/heads/")
 	}
 	short, _ := t.Repo.Line(ctx, "rev-parse", "--short", "HEAD")

@@ -14,7 +14,6 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
-	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
@@ -236,30 +235,4 @@ func (t *Tree) treeOf(ctx context.Context, gitDir, index, src string) (string, e
 		return "", fmt.Errorf("importing %s: %w", src, err)
 	}
 	return strings.TrimSpace(out), nil
-}
-
-// FetchPinned imports the upstream the pin file pinFile pins into the
-// work tree's repository and returns the pin and that commit.
-func (t *Tree) FetchPinned(ctx context.Context, pinFile string) (*pin.Pin, string, error) {
-	p, err := pin.Load(pinFile)
-	if err != nil {
-		return nil, "", err
-	}
-	base, err := t.Fetch(ctx, p)
-	return p, base, err
-}
-
-// SeriesAndBase returns the series in dir and the pinned upstream commit
-// (FetchPinned): what check, apply and export start from. An empty or
-// missing series is refused unless allowEmpty is set.
-func (t *Tree) SeriesAndBase(ctx context.Context, dir, pinFile string, allowEmpty bool) ([]series.Patch, *pin.Pin, string, error) {
-	patches, err := series.Require(dir, allowEmpty)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	p, base, err := t.FetchPinned(ctx, pinFile)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return patches, p, base, nil
 }

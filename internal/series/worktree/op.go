@@ -298,7 +298,14 @@ func (t *Tree) CanReapply(ctx context.Context, verb string) error {
 	if ref == "refs/heads/"+ForkBranch {
 		return nil
 	}
-	return t.onForkBranch(ctx, verb, false)
+	if ok, err := t.HasRepo(ctx); !ok || err != nil {
+		return err
+	}
+	head, err := t.Head(ctx)
+	if err != nil || head == "" {
+		return err
+	}
+	return t.offForkBranch(ctx, verb, ref, nil)
 }
 
 // baseUnmoved refuses when commits were made on the base branch. The tool

@@ -1,4 +1,4 @@
-package rebase
+package status
 
 import (
 	"errors"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/metadata"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 )
 
 func TestMarkdown(t *testing.T) {
@@ -19,13 +20,13 @@ func TestMarkdown(t *testing.T) {
 	}
 	lines := []LineStatus{
 		{Line: "v1.5.3", Default: true, Patches: patches, Columns: []Column{
-			{Version: "v1.5.5", Outcomes: []Outcome{
-				{Patch: patches[0].Name, Kind: Conflict, Files: []string{"a.go", "b/c.go"}},
-				{Patch: patches[1].Name, Kind: Clean, Detail: "(tried without 0001-csi-fix.patch)"},
+			{Version: "v1.5.5", Outcomes: []rebase.Outcome{
+				{Patch: patches[0].Name, Kind: rebase.Conflict, Files: []string{"a.go", "b/c.go"}},
+				{Patch: patches[1].Name, Kind: rebase.Clean, Detail: "(tried without 0001-csi-fix.patch)"},
 			}},
-			{Version: "v1.6.1", Notes: []string{"the pinned api module is used for api/"}, Outcomes: []Outcome{
-				{Patch: patches[0].Name, Kind: Upstream},
-				{Patch: patches[1].Name, Kind: ThreeWay},
+			{Version: "v1.6.1", Notes: []string{"the pinned api module is used for api/"}, Outcomes: []rebase.Outcome{
+				{Patch: patches[0].Name, Kind: rebase.Upstream},
+				{Patch: patches[1].Name, Kind: rebase.ThreeWay},
 			}},
 		}},
 		{Line: "v1.6.1", Patches: patches},
@@ -74,16 +75,16 @@ func TestReplaceGenerated(t *testing.T) {
 	}
 }
 
-// WriteStatusDoc rewrites only the generated block and leaves a document
+// WriteDoc rewrites only the generated block and leaves a document
 // without markers as it was.
-func TestWriteStatusDoc(t *testing.T) {
+func TestWriteDoc(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "status.md")
 	doc := "# Status\n\nbefore\n" + BeginMarker + "\nold\n" + EndMarker + "\nafter\n"
 	if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteStatusDoc(file, "new"); err != nil {
+	if err := WriteDoc(file, "new"); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile(file)
@@ -99,14 +100,14 @@ func TestWriteStatusDoc(t *testing.T) {
 	if err := os.WriteFile(plain, []byte("no markers\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err = WriteStatusDoc(plain, "new")
+	err = WriteDoc(plain, "new")
 	if err == nil || !strings.Contains(err.Error(), plain+": the markers must each appear once") {
-		t.Errorf("WriteStatusDoc without markers: %v, want an error naming %s", err, plain)
+		t.Errorf("WriteDoc without markers: %v, want an error naming %s", err, plain)
 	}
 	if got, _ := os.ReadFile(plain); string(got) != "no markers\n" {
-		t.Errorf("WriteStatusDoc without markers changed the file: %q", got)
+		t.Errorf("WriteDoc without markers changed the file: %q", got)
 	}
-	if err := WriteStatusDoc(filepath.Join(dir, "missing.md"), "new"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("WriteStatusDoc of a missing file: %v, want fs.ErrNotExist", err)
+	if err := WriteDoc(filepath.Join(dir, "missing.md"), "new"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("WriteDoc of a missing file: %v, want fs.ErrNotExist", err)
 	}
 }

@@ -1,4 +1,4 @@
-package rebase
+package status
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/pin"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
 )
@@ -19,13 +20,13 @@ import (
 type Column struct {
 	Version  string
 	Notes    []string
-	Outcomes []Outcome
+	Outcomes []rebase.Outcome
 }
 
-// Status tries the series against each version in scratch work trees and
+// Columns tries the series against each version in scratch work trees and
 // returns one column per version. It changes neither the pin, nor
 // patches/, nor the work tree's files or branches.
-func Status(ctx context.Context, t *worktree.Tree, cur *pin.Pin, versions []string, targets upstream.Targets, patches []series.Patch, scratch string, log io.Writer) ([]Column, error) {
+func Columns(ctx context.Context, t *worktree.Tree, cur *pin.Pin, versions []string, targets upstream.Targets, patches []series.Patch, scratch string, log io.Writer) ([]Column, error) {
 	if err := t.Init(ctx); err != nil {
 		return nil, err
 	}
@@ -58,11 +59,11 @@ func tryAll(ctx context.Context, repo *git.Repo, base, version string, patches [
 	defer cleanup()
 	var after string
 	for _, p := range patches {
-		out, err := Try(ctx, wt, p, version)
+		out, err := rebase.Try(ctx, wt, p, version)
 		if err != nil {
 			return col, err
 		}
-		if out.Kind == Conflict {
+		if out.Kind == rebase.Conflict {
 			if err := wt.AmAbort(ctx); err != nil {
 				return col, err
 			}
@@ -70,7 +71,7 @@ func tryAll(ctx context.Context, repo *git.Repo, base, version string, patches [
 		if after != "" {
 			out.Detail = strings.TrimSpace(out.Detail + " (tried without " + after + ")")
 		}
-		if out.Kind == Conflict && after == "" {
+		if out.Kind == rebase.Conflict && after == "" {
 			after = p.Name
 		}
 		col.Outcomes = append(col.Outcomes, out)
@@ -115,14 +116,14 @@ func Print(w io.Writer, cols []Column, patches []series.Patch, pinned string) {
 	fmt.Fprintf(w, "\nseries (%d patches on %s) against newer upstream versions:\n\n%s\n", len(patches), pinned, Table(cols, patches))
 	for _, c := range cols {
 		for _, o := range c.Outcomes {
-			if o.Kind != Conflict && o.Kind != Upstream {
+			if o.Kind != rebase.Conflict && o.Kind != rebase.Upstream {
 				continue
 			}
 			fmt.Fprintf(w, "%s %s: %s", c.Version, o.Patch, o.Cell())
 			if len(o.Hunks) > 0 {
 				fmt.Fprintf(w, "; hunks %s", strings.Join(o.Hunks, ", "))
 			}
-			if o.Kind == Upstream {
+			if o.Kind == rebase.Upstream {
 				fmt.Fprintf(w, "; %s", o.Detail)
 			}
 			fmt.Fprintln(w)
@@ -130,12 +131,11 @@ func Print(w io.Writer, cols []Column, patches []series.Patch, pinned string) {
 	}
 }
 
-// StatusAll tries every line of layout against the versions targets
-// names newer than the line's pin (see Status), in scratch/<line> and the
-// work tree tree gives. trying is called before a line is tried (with
+// All tries every line of layout against the versions targets
+// names newer than the line's pin (see Columns), in scratch/<line> and the
+// its work tree, writing to treeLog. trying is called before a line is tried (with
 // no versions: nothing newer to try, and nothing is tried), tried after.
-func StatusAll(ctx context.Context, layout line.Layout, targets upstream.Targets, scratch string, tree func(line.Line) *worktree.Tree,
-	log io.Writer, trying, tried func(LineStatus)) ([]LineStatus, error) {
+func All(ctx context.Context, layout line.Layout, targets upstream.Targets, scratch string, treeLog, log io.Writer, trying, tried func(LineStatus)) ([]LineStatus, error) {
 	names, err := layout.Names()
 	if err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func StatusAll(ctx context.Context, layout line.Layout, targets upstream.Targets
 		st.Versions, _ = upstream.Versions("", targets, cur.Version())
 		trying(st)
 		if len(st.Versions) > 0 {
-			st.Columns, err = Status(ctx, tree(ln), cur, st.Versions, targets, patches, filepath.Join(scratch, name), log)
+			st.Columns, err = Columns(ctx, worktree.CheckoutOf(ln, treeLog).Tree, cur, st.Versions, targets, patches, filepath.Join(scratch, name), log)
 			if err != nil {
 				return nil, fmt.Errorf("line %s: %w", name, err)
 			}

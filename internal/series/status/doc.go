@@ -1,4 +1,4 @@
-package rebase
+package status
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/atomicfile"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
+	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
 )
 
 // LineStatus is how one maintained line's series fares against the newer
@@ -79,10 +80,10 @@ func patchLabel(p series.Patch) string {
 	return fmt.Sprintf("%04d %s", p.Number, escapeCell(md.Subject))
 }
 
-func markdownCell(o Outcome) string {
+func markdownCell(o rebase.Outcome) string {
 	cell := o.Kind
 	switch o.Kind {
-	case Conflict:
+	case rebase.Conflict:
 		files := make([]string, len(o.Files))
 		for i, f := range o.Files {
 			files[i] = "`" + f + "`"
@@ -91,7 +92,7 @@ func markdownCell(o Outcome) string {
 		if len(files) > 0 {
 			cell += " (" + strings.Join(files, ", ") + ")"
 		}
-	case Upstream:
+	case rebase.Upstream:
 		cell = "already upstream"
 	}
 	if strings.Contains(o.Detail, "tried without") {
@@ -120,13 +121,13 @@ func ReplaceGenerated(doc, block string) (string, error) {
 	return doc[:begin] + "\n" + strings.TrimSpace(block) + "\n" + doc[end:], nil
 }
 
-// StatusDoc is the document that holds the generated status block,
+// Doc is the document that holds the generated status block,
 // docs/status.md, relative to the repository's top directory.
-const StatusDoc = "docs/status.md"
+const Doc = "docs/status.md"
 
-// WriteStatusDoc replaces the generated block of the status document
+// WriteDoc replaces the generated block of the status document
 // file (see ReplaceGenerated) with block, atomically.
-func WriteStatusDoc(file, block string) error {
+func WriteDoc(file, block string) error {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return err
