@@ -98,6 +98,10 @@ run v161-flush-beside-send-in-flight client/alloc_flush.go '		if !p.sending {
 		}' ./client/ 'TestClient_FlushAllocUpdates$'
 run v161-no-shutdown-flush client/client.go '	c.flushAllocUpdates()
 ' '' ./client/ 'TestClient_Shutdown_FlushesAllocUpdates$'
+# CVE-2024-1329: the template sandbox
+run template-sandbox-off client/allocrunner/taskrunner/template/template.go '			if err := sandbox.apply(ct); err != nil {' '			if _ = ct; false {' ./client/allocrunner/taskrunner/template/ 'TestTaskTemplateManager_Sandbox_Symlinks$'
+run template-dest-dir-by-path client/allocrunner/taskrunner/template/sandbox_linux.go '	p := "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))' '	p := "/nonexistent/" + strconv.Itoa(int(f.Fd()))' ./client/allocrunner/taskrunner/template/ 'TestTemplateSandbox_DestinationSwappedForLink$'
+run template-chained-link-cleaned client/allocrunner/taskrunner/template/sandbox.go '		rest = append(strings.Split(target, string(filepath.Separator)), rest...)' '		rest = append(strings.Split(filepath.Clean(target), string(filepath.Separator)), rest...)' ./client/allocrunner/taskrunner/template/ 'TestTaskTemplateManager_Sandbox_Symlinks$'
 git status --short
 exit $survived
 fi
@@ -278,5 +282,9 @@ run event-stream-all-namespaces nomad/stream/subscription.go '	if len(events) ==
 run secrets-dir-case client/allocdir/alloc_dir.go '		if pathInDir(p, dir.SecretsDir) {' '		if filepath.HasPrefix(p, dir.SecretsDir) {' ./client/allocdir/ 'TestAllocDir_ReadAt_SecretDirCase$'
 run signed-identities-to-any-caller nomad/alloc_endpoint.go '	if alloc == nil || !s.config.ACLEnabled {' '	if true {' ./nomad/ 'TestAllocEndpoint_SignedIdentities_ClientOnly$'
 run tls-cbc-sha256-accepted helper/tlsutil/config.go '		if removedTLSCiphers[cipher] {' '		if false {' ./helper/tlsutil/ 'TestConfig_ParseCiphers_CBCSHA256Refused$'
+# CVE-2024-1329: the template sandbox
+run template-sandbox-off client/allocrunner/taskrunner/template/template.go '			if err := sandbox.apply(ct); err != nil {' '			if _ = ct; false {' ./client/allocrunner/taskrunner/template/ 'TestTaskTemplateManager_Sandbox_Symlinks$'
+run template-dest-dir-by-path client/allocrunner/taskrunner/template/sandbox_linux.go '	p := "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))' '	p := "/nonexistent/" + strconv.Itoa(int(f.Fd()))' ./client/allocrunner/taskrunner/template/ 'TestTemplateSandbox_DestinationSwappedForLink$'
+run template-chained-link-cleaned client/allocrunner/taskrunner/template/sandbox.go '		rest = append(strings.Split(target, string(filepath.Separator)), rest...)' '		rest = append(strings.Split(filepath.Clean(target), string(filepath.Separator)), rest...)' ./client/allocrunner/taskrunner/template/ 'TestTaskTemplateManager_Sandbox_Symlinks$'
 git status --short
 exit $survived
