@@ -85,6 +85,10 @@ run v161-missing-running-ignored client/alloc_server_state.go 'if _, ok := liste
 run v161-stale-ack-recorded client/alloc_server_state.go '	if p.takenSince != p.forgotten {
 		return' '	if false {
 		return' ./client/ 'TestPendingClientUpdates_ServerState$'
+# 0027: the cadence from the client's alloc_update block (issue 33)
+run v161-knob-typical-ignored client/alloc_updates.go '		!woken && updateTicks%typicalTicks == 0' '		!woken && updateTicks%allocSyncTypicalTicks == 0' ./client/ 'TestPendingClientUpdates_ConfiguredCadence$'
+run v161-knob-traffic-mode-ignored client/alloc_updates.go '	if !c.allocUpdateConfig().SendTerminalAtOnce {' '	if false {' ./client/ 'TestPendingClientUpdates_ConfiguredCadence$'
+run v161-knob-not-copied command/agent/agent.go '	conf.AllocUpdate = allocUpdateConfig' '	_ = allocUpdateConfig' ./command/agent/ 'TestConfig_AllocUpdate$'
 # 0006: the shutdown flush (issue 31: only confirmed sends count, the unsent
 # logged, the flush ends within Shutdown)
 run v161-unconfirmed-counted-sent client/alloc_flush.go '	if err == nil && resp.Index == 0 {' '	if false {' ./client/ 'TestClient_SendAllocUpdates_Unconfirmed$|TestClient_FlushAllocUpdates_Unconfirmed$'
