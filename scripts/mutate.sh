@@ -85,6 +85,10 @@ run v161-missing-running-ignored client/alloc_server_state.go 'if _, ok := liste
 run v161-stale-ack-recorded client/alloc_server_state.go '	if p.takenSince != p.forgotten {
 		return' '	if false {
 		return' ./client/ 'TestPendingClientUpdates_ServerState$'
+# 0028: the cadence from the client's alloc_update block (issue 33)
+run v161-knob-typical-ignored client/alloc_updates.go '		!woken && updateTicks%typicalTicks == 0' '		!woken && updateTicks%allocSyncTypicalTicks == 0' ./client/ 'TestPendingClientUpdates_ConfiguredCadence$'
+run v161-knob-traffic-mode-ignored client/alloc_updates.go '	if !c.allocUpdateConfig().SendTerminalAtOnce {' '	if false {' ./client/ 'TestPendingClientUpdates_ConfiguredCadence$'
+run v161-knob-not-copied command/agent/agent.go '	conf.AllocUpdate = allocUpdateConfig' '	_ = allocUpdateConfig' ./command/agent/ 'TestConfig_AllocUpdate$'
 # 0006: the shutdown flush (issue 31: only confirmed sends count, the unsent
 # logged, the flush ends within Shutdown)
 run v161-unconfirmed-counted-sent client/alloc_flush.go '	if err == nil && resp.Index == 0 {' '	if false {' ./client/ 'TestClient_SendAllocUpdates_Unconfirmed$|TestClient_FlushAllocUpdates_Unconfirmed$'
@@ -188,14 +192,24 @@ run leading-edge-every-wake client/alloc_updates.go '			if ticks == 0 {
 				continue // the next tick sends it' '			if false {
 				continue // the next tick sends it' ./client/ 'TestClient_AllocSync_Cadence$'
 run at-once-restarts-ticker client/alloc_updates.go '			if !atOnce {
-				tickCh = resetTicker(allocSyncIntv)
-			}' '			tickCh = resetTicker(allocSyncIntv)
+				tickCh = resetTicker(cadence.SyncInterval)
+			}' '			tickCh = resetTicker(cadence.SyncInterval)
 			_ = atOnce' ./client/ 'TestClient_AllocSync_Cadence$'
 run typical-not-held client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if true {' ./client/ 'TestClient_AllocSync_Cadence$'
-run typical-after-quiet-spell client/alloc_updates.go '			typical = ticks%allocSyncTypicalTicks == 0' '			typical = ticks >= allocSyncTypicalTicks' ./client/ 'TestClient_AllocSync_Cadence$'
+run typical-after-quiet-spell client/alloc_updates.go '			typical = ticks%cadence.TypicalTicks == 0' '			typical = ticks >= cadence.TypicalTicks' ./client/ 'TestClient_AllocSync_Cadence$'
 run urgent-waits-for-typical client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if retry || typical {' ./client/ 'TestClient_AllocSync_Cadence$'
 run task-handle-typical client/alloc_update_priority.go '		allocTaskHandlesChanged(update, server):' '		false:' ./client/ 'TestAllocUpdatePriority$'
 run failed-typical-waits client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if typical || c.allocUpdates.hasUrgent() {' ./client/ 'TestClient_AllocSync_Cadence$'
+# 0030: the cadence from the client's alloc_update block (issue 33)
+run knob-interval-ignored client/alloc_updates.go '				tickCh = resetTicker(cadence.SyncInterval)' '				tickCh = resetTicker(allocSyncIntv)' ./client/ 'TestClient_AllocSync_ConfiguredCadence$'
+run knob-typical-ignored client/alloc_updates.go '			typical = ticks%cadence.TypicalTicks == 0' '			typical = ticks%allocSyncTypicalTicks == 0' ./client/ 'TestClient_AllocSync_ConfiguredCadence$'
+run knob-traffic-mode-ignored client/alloc_updates.go '			if !cadence.SendTerminalAtOnce {' '			if false {' ./client/ 'TestClient_AllocSync_ConfiguredCadence$'
+run knob-default-changed client/config/alloc_update.go '		SendTerminalAtOnce: true,' '		SendTerminalAtOnce: false,' ./client/ 'TestClient_AllocUpdateConfig$'
+run knob-not-copied command/agent/agent.go '	conf.AllocUpdate = allocUpdateConfig' '	_ = allocUpdateConfig' ./command/agent/ 'TestConfig_AllocUpdate$'
+run knob-not-merged command/agent/config.go '	result.AllocUpdate = a.AllocUpdate.Merge(b.AllocUpdate)' '' ./command/agent/ 'TestConfig_AllocUpdate$'
+run knob-not-validated command/agent/command.go '	if err := config.Client.AllocUpdate.Validate(); err != nil {' '	if err := config.Client.AllocUpdate.Validate(); false && err != nil {' ./command/agent/ 'TestConfig_AllocUpdate$'
+run knob-multiple-unchecked nomad/structs/config/alloc_update.go '	if typical%sync != 0 {' '	if false {' ./command/agent/ 'TestConfig_AllocUpdate$'
+run knob-unknown-keys-accepted nomad/structs/config/alloc_update.go '	ExtraKeysHCL []string `hcl:",unusedKeys" json:"-"`' '	ExtraKeysHCL []string `json:"-"`' ./command/agent/ 'TestConfig_AllocUpdate$'
 # 0006: the shutdown flush
 run no-shutdown-flush client/client.go '	c.flushAllocUpdates()
 ' '' ./client/ 'TestClient_Shutdown_FlushesAllocUpdates$'
