@@ -11,9 +11,14 @@
 # mutations (its series differs, see below). ONLY=name,name... runs only
 # the mutations named.
 #
+# Each verdict names the first failing test and how long the run took. A
+# timeout (MUTATE_TIMEOUT, default 600s per entry), a compile error, no test
+# matching the entry's pattern, or a failure outside a named test (a panic
+# in a goroutine) is reported as such: not a verdict.
+#
 # It refuses to run on a work tree with uncommitted changes, since it restores
-# every mutated file with git checkout. Exit status 1 if a mutation survives
-# or no longer applies.
+# every mutated file with git checkout. Exit status 1 if a mutation survives,
+# no longer applies or got no verdict.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 line=${LINE:-$(cat "$top/patches/default-line")}
@@ -48,8 +53,30 @@ PY
   fi
   # -vet=off: on the v1.5.3 line (go 1.26.0) go test's vet refuses upstream's
   # nomad/ package (non-constant format strings), which would count as caught.
-  out=$(go test -vet=off -count=1 -timeout 180s -run "$re" $pkg 2>&1)
-  if echo "$out" | grep -q '^ok'; then echo "MUTATION $name: tests PASS (not caught!)"; survived=1; else echo "MUTATION $name: tests FAIL (caught)"; echo "$out" | grep -E -- '--- FAIL|Error|expected|panic' | head -8; fi
+  # The timeout is far above any of these tests' run time, so that a slow
+  # machine is not mistaken for a catch; a timeout, a build failure, no test
+  # matching or a failure outside a named test is no verdict.
+  start=$(date +%s)
+  out=$(go test -vet=off -count=1 -timeout "${MUTATE_TIMEOUT:-600s}" -run "$re" $pkg 2>&1)
+  took="$(( $(date +%s) - start ))s"
+  first=$(echo "$out" | grep -m1 -o -E -- '--- FAIL: [^ ]+' | sed 's/--- FAIL: //')
+  if echo "$out" | grep -q -E '^FAIL.*\[(build|setup) failed\]|^# '; then
+    echo "MUTATION $name: build failed (not a verdict, $took)"; survived=1
+    echo "$out" | head -8
+  elif echo "$out" | grep -q '^panic: test timed out'; then
+    echo "MUTATION $name: timed out (not a verdict, $took)"; survived=1
+    echo "$out" | grep -A3 -E '^panic: test timed out|^running tests:' | head -6
+  elif echo "$out" | grep -q 'no tests to run'; then
+    echo "MUTATION $name: no test matched $re (not a verdict, $took)"; survived=1
+  elif echo "$out" | grep -q '^ok'; then
+    echo "MUTATION $name: tests PASS (not caught!, $took)"; survived=1
+  elif [ -n "$first" ]; then
+    echo "MUTATION $name: tests FAIL (caught, $took): first failing test $first"
+    echo "$out" | grep -E -- '--- FAIL|Error|expected|panic' | head -8
+  else
+    echo "MUTATION $name: failed outside a named test (not a verdict, $took)"; survived=1
+    echo "$out" | grep -E -- 'panic|FAIL|fatal' | head -8
+  fi
   git checkout -q -- "$file"
 }
 # ---- the v1.6.1 line (its series 0003-0007 is v1.6's prioritized sync plus
