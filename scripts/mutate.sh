@@ -125,9 +125,7 @@ run v161-flush-beside-send-in-flight client/alloc_flush.go '		if !p.sending {
 		}' ./client/ 'TestClient_FlushAllocUpdates$'
 run v161-no-shutdown-flush client/client.go '	c.flushAllocUpdates()
 ' '' ./client/ 'TestClient_Shutdown_FlushesAllocUpdates$'
-git status --short
-exit $survived
-fi
+else
 # 0003: the buffer
 run producers-wait-for-rpc client/alloc_updates.go '	b.lock.Lock()
 	defer b.lock.Unlock()
@@ -231,12 +229,14 @@ run unconfirmed-counted-sent client/alloc_updates.go '	if err == nil && resp.Ind
 run unsent-not-logged client/alloc_update_flush.go 'if ids := c.allocUpdates.pendingIDs(); len(ids) > 0 {' 'if ids := c.allocUpdates.pendingIDs(); len(ids) > 1000 {' ./client/ 'TestClient_FlushAllocUpdates_Unconfirmed$'
 run flush-outlives-shutdown client/alloc_update_flush.go '	c.shutdownGroup.Go(func() {' '	var outside group
 	outside.Go(func() {' ./client/ 'TestClient_FlushAllocUpdates$|TestClient_FlushAllocUpdates_Unconfirmed$'
-# 0001, 0002, 0007
+fi
+# 0001, 0002, 0007 and the rest: every line (v1.6.1's numbers differ, see
+# docs/patches.md)
 case $line in
 v1.5.3)
   run no-factory client/alloc_runner_factory.go '	if factory := c.GetConfig().AllocRunnerFactory; factory != nil {' '	if factory := c.GetConfig().AllocRunnerFactory; false && factory != nil {' ./client/ 'TestClient_AllocRunnerFactory'
   ;;
-v1.5.6) # the factory is upstream's (#17161); 0002 adds its tests
+v1.5.6|v1.6.1) # the factory is upstream's (#17161); 0002 adds its tests
   run no-factory client/client.go '		allocrunnerFactory:   cfg.AllocRunnerFactory,' '		allocrunnerFactory:   nil,' ./client/ 'TestClient_AllocRunnerFactory'
   ;;
 esac
@@ -244,7 +244,7 @@ run metrics-trigger client/alloc_update_metrics.go '	if retry {' '	if false {' .
 run csi-not-shared client/allocrunner/alloc_runner.go '			AllocHookResources:  ar.hookResources,
 ' '' ./client/allocrunner/ 'TestAllocRunner_CSIMounts_SharedWithTaskRunners$'
 # The #16623 fix is both: the shared resources and the nil default. Revert both.
-python3 - <<'PY'
+case ",${ONLY:-csi-16623-unfixed}," in *,csi-16623-unfixed,*) python3 - <<'PY' ;; esac
 p='client/allocrunner/alloc_runner.go'
 s=open(p).read()
 old='			AllocHookResources:  ar.hookResources,\n'
@@ -252,10 +252,11 @@ assert s.count(old)==1
 open(p,'w').write(s.replace(old,''))
 PY
 newres='&cstructs.AllocHookResources{}'
-[ "$line" = v1.5.6 ] && newres='cstructs.NewAllocHookResources()'
+[ "$line" != v1.5.3 ] && newres='cstructs.NewAllocHookResources()'
 run csi-16623-unfixed client/allocrunner/taskrunner/task_runner.go '	if tr.allocHookResources == nil {
 		tr.allocHookResources = '"$newres"'
 	}' '' ./client/allocrunner/ 'TestAllocRunner_Restore_Terminal_CSIMounts$'
+git checkout -q -- client/allocrunner/alloc_runner.go
 run migrate-dotdot-allowed client/allocwatcher/migrate_paths.go 'if rel == "." || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {' 'if rel == "." {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_PathEscape$'
 run migrate-through-symlink client/allocwatcher/migrate_paths.go '		if fi.Mode()&os.ModeSymlink != 0 {' '		if false && fi.Mode()&os.ModeSymlink != 0 {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SamePathTwice$'
 run migrate-symlink-outside client/allocwatcher/migrate_paths.go '	if filepath.IsAbs(target) || links > migrateMaxLinks {' '	if links > migrateMaxLinks {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SymlinkOutside$'
@@ -278,14 +279,15 @@ run rotator-purge-follows client/logmon/logging/rotator.go 'dir, err := escaping
 run migrate-symlink-chain-text client/allocwatcher/migrate_paths.go '	_, _, ok := migrateResolveInside(filepath.Clean(dest), filepath.Dir(path), target, 0)
 	return !ok' '	rel, err := filepath.Rel(dest, filepath.Join(filepath.Dir(path), target))
 	return filepath.IsAbs(target) || err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SymlinkChain$'
-git checkout -q -- client/allocrunner/alloc_runner.go
 # server-side security fixes (issue 34)
 run acl-policy-job-prefix nomad/state/state_store.go '	iter, err := txn.Get("acl_policy", "job", ns, jobID)' '	iter, err := txn.Get("acl_policy", "job_prefix", ns, jobID)' ./nomad/ 'TestResolveClaims_JobIDPrefix$'
 run task-named-alloc nomad/structs/structs.go '	} else if reservedTaskNames[t.Name] {' '	} else if false && reservedTaskNames[t.Name] {' ./nomad/structs/ 'TestTask_Validate_ReservedName$'
+if [ "$line" != v1.6.1 ]; then # upstream v1.6.1 has both fixes
 run acl-block-without-label acl/policy.go '			p.Namespaces[i].Name = ""' '' ./acl/ 'TestParse_BlockWithoutLabel$'
 run search-plugins-unfiltered nomad/search_endpoint.go '		case structs.Plugins:
 			if aclObj.AllowPluginList() {' '		case structs.Plugins:
 			if true {' ./nomad/ 'TestSearch_ACL_PluginsAndVariables$'
+fi
 run csi-register-other-namespace nomad/csi_endpoint.go '		if !allowVolume(aclObj, vol.Namespace) {
 			return structs.ErrPermissionDenied
 		}
