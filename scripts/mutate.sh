@@ -261,6 +261,10 @@ git checkout -q -- client/allocrunner/alloc_runner.go
 run migrate-dotdot-allowed client/allocwatcher/migrate_paths.go 'if rel == "." || filepath.IsAbs(rel) || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {' 'if rel == "." {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_PathEscape$'
 run migrate-through-symlink client/allocwatcher/migrate_paths.go '		if fi.Mode()&os.ModeSymlink != 0 {' '		if false && fi.Mode()&os.ModeSymlink != 0 {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SamePathTwice$'
 run migrate-symlink-outside client/allocwatcher/migrate_paths.go '	if filepath.IsAbs(target) || links > migrateMaxLinks {' '	if links > migrateMaxLinks {' ./client/allocwatcher/ 'TestPrevAlloc_StreamAllocDir_SymlinkOutside$'
+# 0010: the log fifos and files opened without following symlinks
+run fifo-reader-follows client/lib/fifo/fifo_unix.go '	return escapingfs.OpenInDir(path, unix.O_RDONLY, 0, os.ModeNamedPipe)' '	return os.OpenFile(path, unix.O_RDONLY, os.ModeNamedPipe)' ./client/lib/fifo/ 'TestFIFO_SymlinkToHostFile$'
+run fifo-writer-follows client/lib/fifo/fifo_unix.go '	return escapingfs.OpenInDir(path, unix.O_WRONLY, 0, os.ModeNamedPipe)' '	return os.OpenFile(path, unix.O_WRONLY, os.ModeNamedPipe)' ./client/lib/fifo/ 'TestFIFO_SymlinkToHostFile$'
+run rotator-create-follows client/logmon/logging/rotator.go 'cFile, err := escapingfs.OpenInDir(logFileName, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0644, 0)' 'cFile, err := os.OpenFile(logFileName, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0644)' ./client/logmon/logging/ 'TestFileRotator_SymlinkToHostFile$'
 # 0012-0018: the security patches of issue 34 (client side)
 run template-denylist-default client/config/config.go '		"executeTemplate",
 		"sprig_env",
