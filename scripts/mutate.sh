@@ -73,7 +73,7 @@ PY
     echo "MUTATION $name: tests PASS (not caught!, $took)"; survived=1
   elif [ -n "$first" ]; then
     echo "MUTATION $name: tests FAIL (caught, $took): first failing test $first"
-    echo "$out" | grep -E -- '--- FAIL|Error|expected|panic' | head -8
+    echo "$out" | grep -E -- '^ *--- FAIL|^ +[A-Za-z0-9_]+_test\.go:[0-9]+:|^ +↪|^panic:' | head -8
   else
     echo "MUTATION $name: failed outside a named test (not a verdict, $took)"; survived=1
     echo "$out" | grep -E -- 'panic|FAIL|fatal' | head -8
