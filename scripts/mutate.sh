@@ -75,8 +75,12 @@ PY
     echo "MUTATION $name: tests FAIL (caught, $took): first failing test $first"
     echo "$out" | grep -E -- '^ *--- FAIL|^ +[A-Za-z0-9_]+_test\.go:[0-9]+:|^ +↪|^panic:' | head -8
   else
+    # A panic in a goroutine of its own names no test: show where it
+    # happened, for the reader to judge.
     echo "MUTATION $name: failed outside a named test (not a verdict, $took)"; survived=1
-    echo "$out" | grep -E -- 'panic|FAIL|fatal' | head -8
+    echo "$out" | grep -E -- '^panic:|^fatal error:' | head -2
+    echo "$out" | grep -A4 -m1 -E '^goroutine [0-9]+ \[running\]:'
+    echo "$out" | grep -E '^(FAIL|ok)[[:space:]]' | head -2
   fi
   git checkout -q -- "$file"
 }
