@@ -79,7 +79,7 @@ PY
     # happened, for the reader to judge.
     echo "MUTATION $name: failed outside a named test (not a verdict, $took)"; survived=1
     echo "$out" | grep -E -- '^panic:|^fatal error:' | head -2
-    echo "$out" | grep -A4 -m1 -E '^goroutine [0-9]+ \[running\]:'
+    echo "$out" | grep -A12 -m1 -E '^goroutine [0-9]+ \[running\]:'
     echo "$out" | grep -E '^(FAIL|ok)[[:space:]]' | head -2
   fi
   git checkout -q -- "$file"
