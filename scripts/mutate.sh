@@ -315,6 +315,20 @@ run oidc-secret-overwritten-by-redacted nomad/structs/acl.go '			a.Config.OIDCCl
 run event-stream-all-namespaces nomad/stream/subscription.go '	if len(events) == 0 || s.req.Namespace != "*" || aclObj == nil || aclObj.IsManagement() {' '	if true {' ./nomad/stream/ 'TestEventBroker_SubscribeWithACLCheck_AllNamespaces$'
 run secrets-dir-case client/allocdir/alloc_dir.go '		if pathInDir(p, dir.SecretsDir) {' '		if filepath.HasPrefix(p, dir.SecretsDir) {' ./client/allocdir/ 'TestAllocDir_ReadAt_SecretDirCase$'
 run signed-identities-to-any-caller nomad/alloc_endpoint.go '	if alloc == nil || !s.config.ACLEnabled {' '	if true {' ./nomad/ 'TestAllocEndpoint_SignedIdentities_ClientOnly$'
-run tls-cbc-sha256-accepted helper/tlsutil/config.go '		if removedTLSCiphers[cipher] {' '		if false {' ./helper/tlsutil/ 'TestConfig_ParseCiphers_CBCSHA256Refused$'
+# The fix is the suites' removal from supportedTLSCiphers; the check before
+# it only says why. Accept them again (not only drop the message).
+run tls-cbc-sha256-accepted helper/tlsutil/config.go '		if removedTLSCiphers[cipher] {
+			return suites, fmt.Errorf("TLS cipher %q is no longer supported: "+
+				"the CBC-SHA256 cipher suites are vulnerable to timing attacks; "+
+				"remove it from tls_cipher_suites", cipher)
+		}
+		c, ok := supportedTLSCiphers[cipher]' '		c, ok := supportedTLSCiphers[cipher]
+		if removedTLSCiphers[cipher] {
+			c, ok = map[string]uint16{
+				"TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256":   tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA256,
+				"TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256": tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256,
+				"TLS_RSA_WITH_AES_128_CBC_SHA256":         tls.TLS_RSA_WITH_AES_128_CBC_SHA256,
+			}[cipher], true
+		}' ./helper/tlsutil/ 'TestConfig_ParseCiphers_CBCSHA256Refused$'
 git status --short
 exit $survived
