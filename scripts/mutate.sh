@@ -192,7 +192,7 @@ run unknown-server-typical client/alloc_update_priority.go '	statusChanged := se
 	}
 	statusChanged := update.ClientStatus != server.ClientStatus' ./client/ 'TestAllocUpdatePriority$'
 run status-change-typical client/alloc_update_priority.go '	statusChanged := server == nil || update.ClientStatus != server.ClientStatus' '	statusChanged := server == nil' ./client/ 'TestAllocUpdatePriority$'
-run health-typical client/alloc_update_priority.go '	case statusChanged || !pointer.Eq(allocHealthy(update), allocHealthy(server)) ||' '	case statusChanged ||' ./client/ 'TestAllocUpdatePriority$'
+run health-typical client/alloc_update_priority.go '	case statusChanged || !pointer.Eq(allocHealthy(update), allocHealthy(server)) ||' '	case statusChanged || false && !pointer.Eq(allocHealthy(update), allocHealthy(server)) ||' ./client/ 'TestAllocUpdatePriority$'
 run terminal-not-at-once client/alloc_update_priority.go '	case statusChanged && update.ClientTerminalStatus():' '	case false:' ./client/ 'TestAllocUpdatePriority$|TestAllocUpdateBuffer_Urgent$|TestClient_AllocSync_LeadingEdge$'
 run every-status-change-at-once client/alloc_update_priority.go '	case statusChanged && update.ClientTerminalStatus():' '	case statusChanged:' ./client/ 'TestAllocUpdatePriority$|TestAllocUpdateBuffer_Urgent$'
 run every-urgent-wakes client/alloc_updates.go '	if priority == allocUpdateAtOnce {' '	if priority >= allocUpdateUrgent {' ./client/ 'TestAllocUpdateBuffer_Urgent$'
@@ -217,7 +217,7 @@ run at-once-restarts-ticker client/alloc_updates.go '			if !atOnce {
 				tickCh = resetTicker(allocSyncIntv)
 			}' '			tickCh = resetTicker(allocSyncIntv)
 			_ = atOnce' ./client/ 'TestClient_AllocSync_Cadence$'
-run typical-not-held client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if true {' ./client/ 'TestClient_AllocSync_Cadence$'
+run typical-not-held client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if _, _ = retry, typical; true {' ./client/ 'TestClient_AllocSync_Cadence$'
 run typical-after-quiet-spell client/alloc_updates.go '			typical = ticks%allocSyncTypicalTicks == 0' '			typical = ticks >= allocSyncTypicalTicks' ./client/ 'TestClient_AllocSync_Cadence$'
 run urgent-waits-for-typical client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if retry || typical {' ./client/ 'TestClient_AllocSync_Cadence$'
 run task-handle-typical client/alloc_update_priority.go '		allocTaskHandlesChanged(update, server):' '		false:' ./client/ 'TestAllocUpdatePriority$'
