@@ -93,9 +93,7 @@ func TestRecoverAmSessionEndedMeanwhile(t *testing.T) {
 	ctx, cancel := context.WithCancel(bg)
 	err = r.step(ctx, Undo{Restore: before, AbortAm: true}, []string{"am", patch}, func() error {
 		// The session a git am killed half-way leaves.
-		os.MkdirAll(filepath.Join(gitDir, "rebase-apply"), 0o755)
-		os.WriteFile(filepath.Join(gitDir, "rebase-apply", "next"), []byte("1\n"), 0o644)
-		os.WriteFile(filepath.Join(gitDir, "rebase-apply", "last"), []byte("1\n"), 0o644)
+		writeAmSession(gitDir)
 		if _, err := r.Run(bg, "commit", "-q", "--allow-empty", "-m", "applied by the orphan"); err != nil {
 			t.Fatal(err)
 		}
@@ -143,10 +141,7 @@ func TestRecoverAmKilledWritingItsState(t *testing.T) {
 	gitDir, _ := r.GitDir(bg)
 	ctx, cancel := context.WithCancel(bg)
 	err = r.step(ctx, Undo{Restore: before, AbortAm: true}, []string{"am", patch}, func() error {
-		os.MkdirAll(filepath.Join(gitDir, "rebase-apply"), 0o755)
-		os.WriteFile(filepath.Join(gitDir, "rebase-apply", "next"), []byte("1\n"), 0o644)
-		os.WriteFile(filepath.Join(gitDir, "rebase-apply", "last"), []byte("1\n"), 0o644)
-		os.WriteFile(filepath.Join(gitDir, "rebase-apply", "author-script"), nil, 0o644)
+		writeAmSession(gitDir, "author-script")
 		cancel()
 		return ctx.Err()
 	})
@@ -168,5 +163,18 @@ func TestRecoverAmKilledWritingItsState(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(gitDir, stepFile)); !os.IsNotExist(err) {
 		t.Errorf("step record left: %v", err)
+	}
+}
+
+// writeAmSession writes the state of a git am session on its first of one
+// patch, as a git am killed while it wrote it leaves: the patch counters
+// and the named files, empty.
+func writeAmSession(gitDir string, empty ...string) {
+	dir := filepath.Join(gitDir, "rebase-apply")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "next"), []byte("1\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "last"), []byte("1\n"), 0o644)
+	for _, f := range empty {
+		os.WriteFile(filepath.Join(dir, f), nil, 0o644)
 	}
 }
