@@ -58,6 +58,19 @@ func (r LineScan) Run(ctx context.Context) (*Result, error) {
 		return nil, fmt.Errorf("creating %s: %w (free space or pass -o)", r.Out, err)
 	}
 	res := &Result{}
+	if r.From != "" {
+		// Read the saved scan first: a wrong path fails before the
+		// tools are prepared.
+		f, err := os.Open(r.From)
+		if err != nil {
+			return nil, fmt.Errorf("reading the saved scan: %w (pass a govulncheck -json file, such as <o>/govulncheck.json, or run without -from to scan)", err)
+		}
+		res.Report, err = ParseJSON(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.From, err)
+		}
+	}
 	if err := progress.Step(r.Log, "preparing govulncheck and the vulnerability database", func() (err error) {
 		res.Prepared, err = r.Tools.Prepare(ctx)
 		return err
@@ -65,17 +78,7 @@ func (r LineScan) Run(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	prep := res.Prepared
-	if r.From != "" {
-		f, err := os.Open(r.From)
-		if err != nil {
-			return nil, err
-		}
-		res.Report, err = ParseJSON(f)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.From, err)
-		}
-	} else {
+	if r.From == "" {
 		var raw strings.Builder
 		if err := progress.Step(r.Log, r.Scanning(prep), func() (err error) {
 			res.Report, err = Scan(ctx, ScanOptions{Govulncheck: prep.Govulncheck, DB: prep.DB, Dir: r.Tree,
