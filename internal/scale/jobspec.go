@@ -40,7 +40,8 @@ type Jobspec struct {
 }
 
 // JobNodePrefix is the start of every simulated node's name the job runs:
-// instance i's nodes are JobNodePrefix + i + "-" + their index.
+// instance i's nodes are JobNodePrefix + i + "-" + their index (nodesim
+// appends "-" and the index to its -name-prefix).
 const JobNodePrefix = nodePrefix
 
 // httpPort is the label of each instance's port for its state API.
@@ -107,7 +108,7 @@ func (j Jobspec) args() []string {
 	args := []string{
 		"-servers", strings.Join(j.Servers, ","),
 		"-nodes", strconv.Itoa(j.NodesPerInstance),
-		"-name-prefix", JobNodePrefix + "${NOMAD_ALLOC_INDEX}-",
+		"-name-prefix", JobNodePrefix + "${NOMAD_ALLOC_INDEX}",
 		"-data-dir", "${NOMAD_TASK_DIR}/nodesim",
 	}
 	if j.NetworkInterface != "" {

@@ -56,6 +56,14 @@ func (p Placement) K() int {
 	return p.Instances
 }
 
+// Where says where the nodes run, for the report.
+func (p Placement) Where() string {
+	if !p.Job() {
+		return "in one process"
+	}
+	return fmt.Sprintf("in %d nodesim instances placed by a Nomad job on a placement cluster", p.K())
+}
+
 // Validate checks the placement of nodes simulated nodes.
 func (p Placement) Validate(nodes int) error {
 	switch p.Place {

@@ -169,15 +169,9 @@ func (r *run) jobspec() Jobspec {
 	}
 }
 
-// startJob starts the placement cluster, writes the jobspec into the
-// run's directory, submits it and waits until every instance runs.
-func (r *run) startJob(ctx context.Context) (simulators, error) {
-	t0 := time.Now()
-	api, host, err := r.startPlacement(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("placement cluster: %w", err)
-	}
-	r.logf("placement cluster (1 server, 1 client with raw_exec) ready in %.1fs", time.Since(t0).Seconds())
+// placeJob writes the jobspec into the run's directory, submits it to
+// the placement cluster and waits until every instance runs.
+func (r *run) placeJob(ctx context.Context, api *PlaceAPI, host *cluster.Host) (simulators, error) {
 	spec := r.jobspec()
 	if err := spec.Validate(); err != nil {
 		return nil, err
@@ -202,4 +196,32 @@ func (r *run) startJob(ctx context.Context) (simulators, error) {
 		return nil, err
 	}
 	return jobSims{instances: instances, hosts: []*cluster.Host{host}, nodesim: bin}, nil
+}
+
+// saveJobLogs copies the instances' logs out of the placement client's
+// data dir (a tmpfs that goes with the sandbox) into the run's directory.
+func (r *run) saveJobLogs() {
+	logs, _ := filepath.Glob(filepath.Join(r.opts.DataRoot, placeClientHost, "alloc", "*", "alloc", "logs", "nodesim.std*"))
+	if len(logs) == 0 {
+		return
+	}
+	dir := filepath.Join(r.opts.Dir, placeClientHost, "nodesim-logs")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.logf("saving the instances' logs: %v", err)
+		return
+	}
+	for _, l := range logs {
+		// .../alloc/<alloc ID>/alloc/logs/nodesim.stderr.0
+		alloc := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(l))))
+		if len(alloc) > 8 {
+			alloc = alloc[:8]
+		}
+		data, err := os.ReadFile(l)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, alloc+"-"+filepath.Base(l)), data, 0o644)
+		}
+		if err != nil {
+			r.logf("saving the instances' logs: %v", err)
+		}
+	}
 }

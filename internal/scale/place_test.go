@@ -47,7 +47,7 @@ func TestJobspecVariants(t *testing.T) {
 		want     []string
 		wantNone []string
 	}{
-		{"unique names per instance", func(*Jobspec) {}, []string{`"-name-prefix", "nodesim-${NOMAD_ALLOC_INDEX}-"`, `count = 2`, `"-nodes", "10"`}, nil},
+		{"unique names per instance", func(*Jobspec) {}, []string{`"-name-prefix", "nodesim-${NOMAD_ALLOC_INDEX}"`, `count = 2`, `"-nodes", "10"`}, nil},
 		{"state API on the mapped port", func(*Jobspec) {}, []string{`port "http" {}`, `"-http", "${NOMAD_ADDR_http}"`}, nil},
 		{"data dir in the task dir", func(*Jobspec) {}, []string{`"-data-dir", "${NOMAD_TASK_DIR}/nodesim"`}, nil},
 		{"the realistic runner's delays", func(j *Jobspec) { j.Start = time.Second }, []string{`"-realistic",`, `"-start-delay", "1s"`}, nil},
@@ -240,5 +240,29 @@ func TestPlaceAPISubmit(t *testing.T) {
 	}
 	if _, ok, _ := api.Running(ctx, "nodesim", 3); ok {
 		t.Error("3 instances running, want 2")
+	}
+}
+
+func TestPlacementWhere(t *testing.T) {
+	if got := (Placement{}).Where(); got != "in one process" {
+		t.Errorf("process: %q", got)
+	}
+	if got := (Placement{Place: PlaceJob}).Where(); !strings.Contains(got, "2 nodesim instances placed by a Nomad job") {
+		t.Errorf("job: %q", got)
+	}
+}
+
+// TestPlaceAPIFailedInstance checks that a failed simulator ends the wait
+// at once rather than at the timeout.
+func TestPlaceAPIFailedInstance(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`[{"ID":"a0","Name":"nodesim.nodesim[0]","ClientStatus":"failed"}]`))
+	}))
+	defer srv.Close()
+	start := time.Now()
+	_, err := waitInstances(context.Background(), NewPlaceAPI(srv.URL, ""), smallJobspec(), time.Minute, 10*time.Millisecond)
+	checkErr(t, err, "a simulator instance failed")
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the wait took %s", d)
 	}
 }

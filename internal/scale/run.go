@@ -110,6 +110,9 @@ func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Result, err
 	r := &run{opts: opts, log: log, res: res}
 	err = r.run(ctx)
 	if r.c != nil {
+		if opts.Job() {
+			r.saveJobLogs()
+		}
 		r.c.Stop()
 	}
 	return res, err
@@ -208,11 +211,15 @@ func (r *run) run(ctx context.Context) error {
 func (r *run) startNodes(ctx context.Context) error {
 	t0 := time.Now()
 	if r.opts.Job() {
-		sims, err := r.startJob(ctx)
+		api, host, err := r.startPlacement(ctx)
 		if err != nil {
+			return fmt.Errorf("placement cluster: %w", err)
+		}
+		r.logf("placement cluster (1 server, 1 client with raw_exec) ready in %.1fs", time.Since(t0).Seconds())
+		t0 = time.Now()
+		if r.sims, err = r.placeJob(ctx, api, host); err != nil {
 			return err
 		}
-		r.sims = sims
 		return r.waitNodes(ctx, t0)
 	}
 	h, err := r.c.AddHost(ctx, nodesimHost)

@@ -36,7 +36,7 @@ job "nodesim" {
         args = [
           "-servers", "10.0.0.1:4647,10.0.0.2:4647,10.0.0.3:4647",
           "-nodes", "10",
-          "-name-prefix", "nodesim-${NOMAD_ALLOC_INDEX}-",
+          "-name-prefix", "nodesim-${NOMAD_ALLOC_INDEX}",
           "-data-dir", "${NOMAD_TASK_DIR}/nodesim",
           "-realistic",
           "-setup-delay", "10ms",
