@@ -266,3 +266,21 @@ func TestPlaceAPIFailedInstance(t *testing.T) {
 		t.Errorf("the wait took %s", d)
 	}
 }
+
+// TestDocsJobspec checks that docs/scale.md shows the jobspec the tool
+// writes for its example (`-place job -instances 2 -n 20 -servers
+// 10.0.0.1:4647,10.0.0.2:4647,10.0.0.3:4647 -jobspec-only`).
+func TestDocsJobspec(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "scale.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := parseConfig(t, "-place", "job", "-instances", "2", "-n", "20", "-servers", "10.0.0.1:4647,10.0.0.2:4647,10.0.0.3:4647", "-jobspec-only")
+	hcl := c.Job.Jobspec(c.Scenario).HCL()
+	if hcl != smallJobspec().HCL() {
+		t.Errorf("the example's flags give another jobspec than testdata/jobspec.hcl:\n%s", hcl)
+	}
+	if !strings.Contains(string(doc), "```hcl\n"+hcl+"```\n") {
+		t.Errorf("docs/scale.md does not show the jobspec the tool writes for its example:\n%s", hcl)
+	}
+}
