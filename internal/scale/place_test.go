@@ -2,6 +2,7 @@ package scale
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"net/http"
 	"net/http/httptest"
@@ -282,5 +283,48 @@ func TestDocsJobspec(t *testing.T) {
 	}
 	if !strings.Contains(string(doc), "```hcl\n"+hcl+"```\n") {
 		t.Errorf("docs/scale.md does not show the jobspec the tool writes for its example:\n%s", hcl)
+	}
+}
+
+// TestRunOperator checks the operator's mode: -jobspec-only prints the
+// jobspec and touches no cluster; -place-addr submits it and prints each
+// instance's state URL.
+func TestRunOperator(t *testing.T) {
+	c, _ := parseConfig(t, "-place", "job", "-n", "20", "-servers", "10.0.0.1:4647", "-jobspec-only")
+	var out strings.Builder
+	if err := RunOperator(context.Background(), c.Scenario, c.Job, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "# 2 nodesim instances × 10 simulated nodes") || !strings.Contains(out.String(), `job "nodesim" {`) {
+		t.Errorf("-jobspec-only printed:\n%s", out.String())
+	}
+
+	var submitted string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/jobs/parse", func(w http.ResponseWriter, r *http.Request) {
+		var body struct{ JobHCL string }
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		submitted = body.JobHCL
+		w.Write([]byte(`{"ID":"sim"}`))
+	})
+	mux.HandleFunc("/v1/jobs", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"EvalID":"e1"}`)) })
+	mux.HandleFunc("/v1/job/sim/allocations", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`[{"ID":"a0","Name":"sim.nodesim[0]","ClientStatus":"running"},{"ID":"a1","Name":"sim.nodesim[1]","ClientStatus":"running"}]`))
+	})
+	mux.HandleFunc("/v1/allocation/", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"AllocatedResources":{"Shared":{"Ports":[{"Label":"http","Value":25000,"HostIP":"10.0.1.5"}]}}}`))
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c, _ = parseConfig(t, "-place", "job", "-n", "20", "-servers", "10.0.0.1:4647", "-place-addr", srv.URL, "-job-id", "sim")
+	out.Reset()
+	if err := RunOperator(context.Background(), c.Scenario, c.Job, &out); err != nil {
+		t.Fatal(err)
+	}
+	if submitted != c.Job.Jobspec(c.Scenario).HCL() {
+		t.Errorf("submitted another text than the jobspec:\n%s", submitted)
+	}
+	if !strings.Contains(out.String(), "sim.nodesim[1]: http://10.0.1.5:25000/v1/state") {
+		t.Errorf("-place-addr printed:\n%s", out.String())
 	}
 }
