@@ -93,8 +93,9 @@ type JobFlags struct {
 	// Addr is the placement cluster's HTTP API; the ACL token is
 	// NOMAD_TOKEN's.
 	Addr string
-	// Servers are the RPC addresses of the servers under test.
-	Servers string
+	// Servers are the RPC addresses of the servers under test; ServersHTTP
+	// the HTTP API of one of them, where -place-addr waits for the nodes.
+	Servers, ServersHTTP string
 	// JobspecOnly prints the jobspec and submits nothing.
 	JobspecOnly bool
 	// ID, Datacenters, Command, Artifact and NetworkInterface are the
@@ -110,6 +111,7 @@ const DefaultJobCommand = "/usr/local/bin/nodesim"
 func (j *JobFlags) Flags(fs *flag.FlagSet) {
 	fs.StringVar(&j.Addr, "place-addr", "", "-place job on your own clusters: the placement cluster's HTTP `address`, where the job is submitted (ACL token: NOMAD_TOKEN); nothing runs in the sandbox")
 	fs.StringVar(&j.Servers, "servers", "", "-place job on your own clusters: the servers under test, comma-separated RPC `addresses` (host:4647), run with limits { rpc_max_conns_per_client = 0 }")
+	fs.StringVar(&j.ServersHTTP, "servers-http", "", "-place job with -place-addr: a server under test's HTTP `address`, where the tool waits until every simulated node is ready (ACL token: NOMAD_TOKEN)")
 	fs.BoolVar(&j.JobspecOnly, "jobspec-only", false, "-place job: print the jobspec for -servers and submit nothing")
 	fs.StringVar(&j.ID, "job-id", "nodesim", "-place job on your own clusters: the job's `ID`")
 	fs.StringVar(&j.Datacenters, "datacenters", "dc1", "-place job on your own clusters: the job's comma-separated `datacenters`")
@@ -134,10 +136,13 @@ func (j JobFlags) Jobspec(sc Scenario) Jobspec {
 // Validate checks the flags against the scenario.
 func (j JobFlags) Validate(sc Scenario) error {
 	if !j.Operator() {
-		if j.Servers != "" {
-			return errors.New("-servers needs -jobspec-only or -place-addr (a run in the sandbox has its own servers)")
+		if j.Servers != "" || j.ServersHTTP != "" {
+			return errors.New("-servers and -servers-http need -jobspec-only or -place-addr (a run in the sandbox has its own servers)")
 		}
 		return nil
+	}
+	if j.ServersHTTP != "" && j.Addr == "" {
+		return errors.New("-servers-http needs -place-addr")
 	}
 	if !sc.Job() {
 		return fmt.Errorf("-jobspec-only and -place-addr need -place %s", PlaceJob)
@@ -184,6 +189,19 @@ func RunOperator(ctx context.Context, sc Scenario, j JobFlags, stdout io.Writer)
 	}
 	for _, in := range instances {
 		fmt.Fprintf(stdout, "    %s: %s\n", in.Name, in.StateURL())
+	}
+	if j.ServersHTTP != "" {
+		want := spec.Instances * spec.NodesPerInstance
+		under := NewPlaceAPI(j.ServersHTTP, os.Getenv("NOMAD_TOKEN"))
+		t0 := time.Now()
+		err := cluster.WaitFor(ctx, fmt.Sprintf("%d ready nodes on %s", want, under.Addr), sc.StartTimeout, 2*time.Second, func() (bool, error) {
+			n, err := under.ReadyNodes(ctx)
+			return n >= want, err
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "==> %d simulated nodes ready on %s after %s\n", want, under.Addr, time.Since(t0).Round(time.Second))
 	}
 	fmt.Fprintf(stdout, "==> the nodes named %s<instance>-<n> register with %s; `nomad job stop -purge %s` on the placement cluster ends them\n",
 		JobNodePrefix, strings.Join(spec.Servers, ", "), spec.ID)

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
 )
 
 // PlaceAPI talks to the placement cluster's HTTP API: the cluster that
@@ -90,6 +92,16 @@ func (a *PlaceAPI) Submit(ctx context.Context, hcl string) (string, error) {
 // Stop deregisters the job (purged).
 func (a *PlaceAPI) Stop(ctx context.Context, jobID string) error {
 	return a.do(ctx, http.MethodDelete, "/v1/job/"+url.PathEscape(jobID)+"?purge=true", nil, nil)
+}
+
+// ReadyNodes counts the simulated nodes (named JobNodePrefix...) that are
+// ready with a healthy mock driver: the API is a server under test's.
+func (a *PlaceAPI) ReadyNodes(ctx context.Context) (int, error) {
+	var nodes []cluster.NodeStub
+	if err := a.do(ctx, http.MethodGet, "/v1/nodes", nil, &nodes); err != nil {
+		return 0, err
+	}
+	return readyNodes(nodes), nil
 }
 
 // PlacedAlloc is the part of a placement allocation the tool reads.

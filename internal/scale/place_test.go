@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -149,7 +150,9 @@ func TestPlaceFlags(t *testing.T) {
 		{"jobspec-only without job", []string{"-jobspec-only", servers}, "need -place job", 0},
 		{"jobspec-only without servers", []string{"-place", "job", "-jobspec-only"}, "servers under test", 0},
 		{"jobspec-only", []string{"-place", "job", "-jobspec-only", servers}, "", 2},
-		{"servers in a sandbox run", []string{"-place", "job", servers}, "-servers needs", 0},
+		{"servers in a sandbox run", []string{"-place", "job", servers}, "need -jobspec-only or -place-addr", 0},
+		{"servers-http in a sandbox run", []string{"-place", "job", "-servers-http", "10.0.0.1:4646"}, "need -jobspec-only or -place-addr", 0},
+		{"servers-http without place-addr", []string{"-place", "job", "-jobspec-only", servers, "-servers-http", "10.0.0.1:4646"}, "-servers-http needs -place-addr", 0},
 		{"relative command", []string{"-place", "job", "-jobspec-only", servers, "-nodesim-command", "nodesim"}, "absolute path", 0},
 	}
 	for _, tc := range cases {
@@ -316,7 +319,22 @@ func TestRunOperator(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	c, _ = parseConfig(t, "-place", "job", "-n", "20", "-servers", "10.0.0.1:4647", "-place-addr", srv.URL, "-job-id", "sim")
+	// The servers under test: 20 ready simulated nodes, one not ready,
+	// one that is no simulated node.
+	var nodes []string
+	for i := 0; i < 20; i++ {
+		nodes = append(nodes, fmt.Sprintf(`{"Name":"nodesim-%d-%d","Status":"ready","Drivers":{"mock_driver":{"Detected":true,"Healthy":true}}}`, i/10, i%10))
+	}
+	nodes = append(nodes, `{"Name":"nodesim-1-10","Status":"initializing"}`, `{"Name":"web-1","Status":"ready","Drivers":{"mock_driver":{"Healthy":true}}}`)
+	under := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/nodes" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Write([]byte("[" + strings.Join(nodes, ",") + "]"))
+	}))
+	defer under.Close()
+	c, _ = parseConfig(t, "-place", "job", "-n", "20", "-servers", "10.0.0.1:4647", "-place-addr", srv.URL, "-job-id", "sim", "-servers-http", under.URL)
 	out.Reset()
 	if err := RunOperator(context.Background(), c.Scenario, c.Job, &out); err != nil {
 		t.Fatal(err)
@@ -324,7 +342,7 @@ func TestRunOperator(t *testing.T) {
 	if submitted != c.Job.Jobspec(c.Scenario).HCL() {
 		t.Errorf("submitted another text than the jobspec:\n%s", submitted)
 	}
-	if !strings.Contains(out.String(), "sim.nodesim[1]: http://10.0.1.5:25000/v1/state") {
+	if !strings.Contains(out.String(), "sim.nodesim[1]: http://10.0.1.5:25000/v1/state") || !strings.Contains(out.String(), "20 simulated nodes ready on") {
 		t.Errorf("-place-addr printed:\n%s", out.String())
 	}
 }
