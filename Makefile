@@ -108,7 +108,8 @@ test-sim-lines: tool
 # 0 duplicate runs, convergence; upgrade: a client swapped v1.5.3 → fork →
 # v1.5.3 on its data dir keeps its allocations and task processes) and the scale simulation's (20 simulated
 # nodes, 200 allocations: every one running on the servers, 0 lost
-# updates, convergence), then `nomadfork vulns`: govulncheck against the
+# updates, convergence; then the same with the simulators placed by a Nomad
+# job, 2 instances × 10 nodes, on a placement cluster of its own), then `nomadfork vulns`: govulncheck against the
 # pinned offline database, gated by the line's vulns baseline (docs/vulns.md).
 # CI runs exactly this.
 test: deps test-tool apply check-lines-quick
@@ -122,6 +123,7 @@ test: deps test-tool apply check-lines-quick
 	$(STEP) $(NOMADFORK) bench -quick -topology multi -workload rolling,drain $(L)
 	$(STEP) $(NOMADFORK) faults -smoke $(L)
 	$(STEP) $(NOMADFORK) scale -smoke $(L)
+	$(STEP) $(NOMADFORK) scale -smoke -place job $(L)
 	$(STEP) nice -n 10 $(NOMADFORK) vulns $(L)
 
 # `make test-full`: `make test`, the full check on every line, each PR's

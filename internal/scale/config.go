@@ -11,6 +11,8 @@ type Config struct {
 	Scenario Scenario
 	// RunFlags are -smoke, -variant (work trees), -o and -from.
 	experiment.RunFlags
+	// Job are -place job's flags for an operator's own clusters.
+	Job JobFlags
 }
 
 // Flags declares the scale verb's flags on fs; out is the default output
@@ -19,11 +21,12 @@ func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	c.Scenario = DefaultScenario
 	c.Scenario.Flags(fs)
 	c.RunFlags.Flags(fs, out, experiment.FlagHelp{
-		Smoke:   "smoke test: 20 nodes, the fork only, output in <o>/smoke",
+		Smoke:   "smoke test: 20 nodes (with -place job: 2 instances × 10), the fork only, output in <o>/smoke (<o>/smoke-job)",
 		Variant: "also run the simulator built against `name=tree`, a Nomad work tree (a rule variant), labelled name (repeatable)",
 		Out:     "output `dir`: simulator builds, runs, scale.json",
 		From:    "run nothing: print the table of a saved scale.json `file`",
 	})
+	c.Job.Flags(fs)
 }
 
 // Resolve applies the smoke test's defaults to the flags not given (set
@@ -37,11 +40,18 @@ func (c *Config) Resolve(set map[string]bool) (out, dir string, err error) {
 	dir = out
 	if c.Smoke {
 		c.Scenario = smokeScenario(c.Scenario, set)
-		if dir, err = c.Dir("smoke"); err != nil {
+		smoke := "smoke"
+		if c.Scenario.Job() {
+			smoke = "smoke-job"
+		}
+		if dir, err = c.Dir(smoke); err != nil {
 			return "", "", err
 		}
 	}
 	if err := c.Scenario.Validate(); err != nil {
+		return "", "", err
+	}
+	if err := c.Job.Validate(c.Scenario); err != nil {
 		return "", "", err
 	}
 	if err := experiment.CheckVariants([]string{experiment.ForkLabel}, c.Variants); err != nil {

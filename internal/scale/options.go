@@ -35,6 +35,8 @@ type Scenario struct {
 	// last reading and the check; PhaseTimeout bounds each deployment,
 	// StartTimeout the cluster's start and the nodes' registration.
 	experiment.Timing
+	// Placement is where the simulated nodes run.
+	Placement
 }
 
 // DefaultScenario is `make scale`'s size: the largest that runs clean on a
@@ -73,6 +75,7 @@ func (s *Scenario) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&s.Setup, "setup-delay", s.Setup, "simulated task: from received to set up")
 	fs.DurationVar(&s.Start, "start-delay", s.Start, "simulated task: from set up to started")
 	fs.DurationVar(&s.Kill, "kill-delay", s.Kill, "simulated task: from killing to killed")
+	s.Placement.Flags(fs)
 }
 
 // Validate checks the values.
@@ -86,13 +89,21 @@ func (s Scenario) Validate() error {
 	if s.MinHealthy < 0 || s.Setup < 0 || s.Start < 0 || s.Kill < 0 {
 		return errors.New("delays must not be negative")
 	}
+	if err := s.Placement.Validate(s.Nodes); err != nil {
+		return err
+	}
 	return s.Timing.Validate("phase-timeout")
 }
 
 // Limit bounds a whole run: the cluster's start, the nodes' start and
 // registration, two deployments, the settle, the check and the stop.
 func (s Scenario) Limit() time.Duration {
-	return 3*s.StartTimeout + 2*s.PhaseTimeout + s.Settle + 5*time.Minute
+	limit := 3*s.StartTimeout + 2*s.PhaseTimeout + s.Settle + 5*time.Minute
+	if s.Job() {
+		// The placement cluster's start and the instances'.
+		limit += 2 * s.StartTimeout
+	}
+	return limit
 }
 
 // Options configure one run: the scenario plus the binaries, where and

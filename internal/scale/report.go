@@ -111,8 +111,8 @@ var rows = []row{
 // for two or more, the ratio of each other build's figure to the first's.
 func WriteTable(w io.Writer, rep *Report) error {
 	s := rep.Scenario
-	fmt.Fprintf(w, "%s, %s; %d simulated nodes in one process, %d allocations in %d jobs (initial + rolling), max_parallel %d, min_healthy_time %s; servers: %s\n\n",
-		rep.Date.Format("2006-01-02 15:04 MST"), rep.Machine, s.Nodes, s.Allocs(), s.Jobs, s.MaxParallel, s.MinHealthy, serversName(rep))
+	fmt.Fprintf(w, "%s, %s; %d simulated nodes %s, %d allocations in %d jobs (initial + rolling), max_parallel %d, min_healthy_time %s; servers: %s\n\n",
+		rep.Date.Format("2006-01-02 15:04 MST"), rep.Machine, s.Nodes, s.Placement.Where(), s.Allocs(), s.Jobs, s.MaxParallel, s.MinHealthy, serversName(rep))
 	if len(rep.Results) == 0 {
 		_, err := fmt.Fprintln(w, "no runs")
 		return err

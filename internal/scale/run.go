@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -90,7 +89,8 @@ type run struct {
 	opts Options
 	log  io.Writer
 	c    *cluster.Cluster
-	sim  *cluster.Agent
+	// sims run the simulated nodes (a process, or a job's instances).
+	sims simulators
 	// counters sums the servers' counters whatever server leads.
 	counters *experiment.Counters
 	res      *Result
@@ -110,6 +110,9 @@ func RunScenario(ctx context.Context, opts Options, log io.Writer) (*Result, err
 	r := &run{opts: opts, log: log, res: res}
 	err = r.run(ctx)
 	if r.c != nil {
+		if opts.Job() {
+			r.saveJobLogs()
+		}
 		r.c.Stop()
 	}
 	return res, err
@@ -146,7 +149,7 @@ func (r *run) run(ctx context.Context) error {
 	if err := r.startNodes(ctx); err != nil {
 		return err
 	}
-	r.res.RSSIdle, _ = rss(r.sim.PID())
+	r.res.RSSIdle, _, _ = r.sims.memory()
 	r.logf("%d nodes ready in %.1fs; simulator RSS %s", r.opts.Nodes, r.res.NodesSeconds, mib(r.res.RSSIdle))
 
 	var edges []experiment.Snapshot
@@ -192,7 +195,7 @@ func (r *run) run(ctx context.Context) error {
 		}
 		r.res.Phases = append(r.res.Phases, p)
 	}
-	r.res.RSS, r.res.RSSPeak = rssAndPeak(r.sim.PID())
+	r.res.RSS, r.res.RSSPeak, _ = r.sims.memory()
 	if err := r.check(ctx); err != nil {
 		return err
 	}
@@ -202,9 +205,23 @@ func (r *run) run(ctx context.Context) error {
 	return c.CheckAlive()
 }
 
-// startNodes starts the simulator on a host of its own and waits until
-// every node is ready on the servers with a healthy mock driver.
+// startNodes starts the simulator on a host of its own, or the job of
+// simulators on a placement cluster (-place job), and waits until every
+// node is ready on the servers with a healthy mock driver.
 func (r *run) startNodes(ctx context.Context) error {
+	t0 := time.Now()
+	if r.opts.Job() {
+		api, host, err := r.startPlacement(ctx)
+		if err != nil {
+			return fmt.Errorf("placement cluster: %w", err)
+		}
+		r.logf("placement cluster (1 server, 1 client with raw_exec) ready in %.1fs", time.Since(t0).Seconds())
+		t0 = time.Now()
+		if r.sims, err = r.placeJob(ctx, api, host); err != nil {
+			return err
+		}
+		return r.waitNodes(ctx, t0)
+	}
 	h, err := r.c.AddHost(ctx, nodesimHost)
 	if err != nil {
 		return err
@@ -213,7 +230,6 @@ func (r *run) startNodes(ctx context.Context) error {
 	for _, s := range r.c.Servers {
 		servers = append(servers, s.Spec.RPCAddr())
 	}
-	t0 := time.Now()
 	argv := []string{r.opts.Nodesim,
 		"-servers", strings.Join(servers, ","),
 		"-nodes", strconv.Itoa(r.opts.Nodes),
@@ -230,8 +246,14 @@ func (r *run) startNodes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r.sim = sim
-	err = cluster.WaitFor(ctx, fmt.Sprintf("%d ready nodes", r.opts.Nodes), r.opts.StartTimeout, time.Second, func() (bool, error) {
+	r.sims = processSims{sim}
+	return r.waitNodes(ctx, t0)
+}
+
+// waitNodes waits until every node is ready on the servers with a healthy
+// mock driver; NodesSeconds is the time since t0.
+func (r *run) waitNodes(ctx context.Context, t0 time.Time) error {
+	err := cluster.WaitFor(ctx, fmt.Sprintf("%d ready nodes", r.opts.Nodes), r.opts.StartTimeout, time.Second, func() (bool, error) {
 		if err := r.c.CheckAlive(); err != nil {
 			return false, err
 		}
@@ -296,7 +318,7 @@ func (r *run) snapshot(ctx context.Context) (experiment.Snapshot, error) {
 	if err != nil {
 		return sn, err
 	}
-	lc, err := r.sim.Spec.Host.Counters()
+	lc, err := r.sims.links()
 	if err != nil {
 		return sn, fmt.Errorf("simulator link counters: %w", err)
 	}
@@ -306,7 +328,7 @@ func (r *run) snapshot(ctx context.Context) (experiment.Snapshot, error) {
 		return sn, err
 	}
 	sn.SetServerCPU(procs, r.c.Servers, leader)
-	sn.ClientCPU = procs.CPUOf(r.sim.PID())
+	sn.ClientCPU = r.sims.cpu(procs)
 	for i := 0; i < r.opts.Jobs; i++ {
 		allocs, err := leader.API.Allocations(ctx, jobID(i))
 		if err != nil {
@@ -359,41 +381,19 @@ func (r *run) nodesState(ctx context.Context) (*NodesState, error) {
 	// A simulator of hundreds of nodes on a loaded machine takes its time.
 	ctx, cancel := context.WithTimeout(ctx, nodesStateTimeout)
 	defer cancel()
-	url := fmt.Sprintf("http://%s:%d%s", r.sim.Spec.Addr, statePort, statePath)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
+	var states []*NodesState
+	for _, url := range r.sims.stateURLs() {
+		st, err := readState(ctx, url)
+		if err != nil {
+			return nil, err
+		}
+		states = append(states, st)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("reading the nodes' state: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("reading the nodes' state: %s", resp.Status)
-	}
-	var st NodesState
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
-		return nil, fmt.Errorf("decoding the nodes' state: %w", err)
-	}
-	return &st, nil
+	return mergeStates(states), nil
 }
 
 // nodesStateTimeout bounds reading the nodes' own view.
 const nodesStateTimeout = 5 * time.Minute
-
-// rss returns a process's resident memory in bytes.
-func rss(pid int) (uint64, error) {
-	cur, _, err := readRSS(pid)
-	return cur, err
-}
-
-// rssAndPeak returns a process's resident memory and its peak, in bytes
-// (0 when unreadable).
-func rssAndPeak(pid int) (cur, peak uint64) {
-	cur, peak, _ = readRSS(pid)
-	return cur, peak
-}
 
 // readRSS reads VmRSS and VmHWM from /proc/<pid>/status.
 func readRSS(pid int) (cur, peak uint64, err error) {

@@ -13,6 +13,16 @@ import (
 // Run is the scale verb with cfg: it redraws a saved report (-from), or
 // builds the simulator and the servers' binary and runs the scenario.
 func Run(ctx context.Context, s experiment.Start, cfg Config) error {
+	if cfg.Job.Operator() {
+		// An operator's own clusters: no build, no sandbox.
+		if err := cfg.Scenario.Validate(); err != nil {
+			return cli.UsageError{Err: err}
+		}
+		if err := cfg.Job.Validate(cfg.Scenario); err != nil {
+			return cli.UsageError{Err: err}
+		}
+		return RunOperator(ctx, cfg.Scenario, cfg.Job, s.Stdout)
+	}
 	return experiment.Run(ctx, s, cfg.From, experiment.Redraw(WriteTable), func(ctx context.Context, p *pin.Pin, self string) error {
 		out, dir, err := cfg.Resolve(s.Given)
 		if err != nil {
