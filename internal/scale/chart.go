@@ -16,7 +16,8 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
 
-// WriteCharts draws, for every figure of the table with a chart key, the
+// WriteCharts draws, for every figure of the table with a chart key (but a
+// workload's that did not run), the
 // figure against the fleet size: per build its median over the rounds with
 // the min–max range, into dir/<key>.png. It returns the files.
 func WriteCharts(rep *Report, dir string) ([]string, error) {
@@ -25,7 +26,7 @@ func WriteCharts(rep *Report, dir string) ([]string, error) {
 	}
 	var files []string
 	for _, rw := range rows {
-		if rw.key == "" {
+		if rw.key == "" || !rw.ran(rep.Results) {
 			continue
 		}
 		f := filepath.Join(dir, rw.key+".png")

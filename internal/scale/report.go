@@ -18,6 +18,23 @@ type row struct {
 	format string // num's, for a median over rounds
 	// key names the figure in charts ("" for none).
 	key string
+	// phase is the phase a per-phase row reads: the row is left out when
+	// no run has it (a workload not run).
+	phase string
+}
+
+// ran reports whether some result has the row's phase (always for a row
+// of no single phase).
+func (rw row) ran(results []Result) bool {
+	if rw.phase == "" {
+		return true
+	}
+	for i := range results {
+		if results[i].Phase(rw.phase) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func phaseSum(r *Result, f func(p *experiment.Phase) float64) float64 {
@@ -39,13 +56,15 @@ func numRow(name, format string, f func(r *Result) (float64, bool)) row {
 }
 
 func phaseRow(name, format, phase string, f func(p *experiment.Phase) float64) row {
-	return numRow(name, format, func(r *Result) (float64, bool) {
+	rw := numRow(name, format, func(r *Result) (float64, bool) {
 		p := r.Phase(phase)
 		if p == nil {
 			return 0, false
 		}
 		return f(p), true
 	})
+	rw.phase = phase
+	return rw
 }
 
 func totalRow(name, format string, f func(p *experiment.Phase) float64) row {
@@ -214,6 +233,9 @@ func writeSizeTable(b *strings.Builder, rep *Report, n int, labels []string, bas
 	}
 	lines := [][]string{head}
 	for _, rw := range rows {
+		if !rw.ran(rep.Results) {
+			continue
+		}
 		line := []string{rw.name}
 		for _, l := range labels {
 			line = append(line, cellText(rw, runsOf(rep, l, n)))

@@ -309,9 +309,16 @@ func TestWriteCharts(t *testing.T) {
 			t.Errorf("%s is %v", filepath.Base(f), b)
 		}
 	}
-	// A report without runs still draws.
-	if _, err := WriteCharts(&Report{}, filepath.Join(dir, "empty")); err != nil {
+	// A report without runs still draws, but no chart of a workload that
+	// did not run.
+	files, err = WriteCharts(&Report{}, filepath.Join(dir, "empty"))
+	if err != nil {
 		t.Fatal(err)
+	}
+	for _, f := range files {
+		if b := filepath.Base(f); b == "makespan_seconds.png" || b == "drain_seconds.png" {
+			t.Errorf("a chart of a workload not run: %s", b)
+		}
 	}
 }
 
@@ -344,5 +351,25 @@ func TestConfigResolve(t *testing.T) {
 				t.Errorf("sizes %v, workloads %q; want %v, %q", c.Sizes, c.Scenario.Workloads, tc.sizes, tc.workloads)
 			}
 		})
+	}
+}
+
+// TestWriteTableWorkloadsNotRun leaves out the rows of a workload that did
+// not run (the smoke test runs the rolling deployment only).
+func TestWriteTableWorkloadsNotRun(t *testing.T) {
+	rep := &Report{Scenario: SmokeScenario, Results: []Result{{Label: "fork", Nodes: 20, Allocs: 200, Check: Check{Checked: 400},
+		Phases: []experiment.Phase{{Name: experiment.PhaseInitial, Seconds: 4}, {Name: experiment.PhaseRolling, Seconds: 8}, {Name: experiment.PhaseSettle}}}}}
+	var b bytes.Buffer
+	if err := WriteTable(&b, rep); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, gone := range []string{"batch queue makespan", "drain time", "in batch", "in drain"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("%q in a table of no such workload:\n%s", gone, out)
+		}
+	}
+	if !strings.Contains(out, "| rolling deployment | 8.0 s |") {
+		t.Errorf("no rolling deployment row:\n%s", out)
 	}
 }
