@@ -185,15 +185,21 @@ faults: tool
 	$(NOMADFORK) apply $(L)
 	nice -n 10 $(NOMADFORK) faults $(L)
 
-# `make scale`: the scale simulation (sim/cmd/nodesim's simulated nodes in
-# one process against the 3 servers of the multi topology, in the sandbox)
-# at its default size, the largest that fits this machine (see README), for
-# the fork and the every-tick variant (v1.5.3's send-on-every-tick,
-# docs/bench/variants/every-tick.diff): a table on stdout, out/scale/scale.json.
+# `make scale`: the scale suite (sim/cmd/nodesim's simulated nodes in one
+# process against the 3 servers of the multi topology, in the sandbox) at
+# its default sizes (100, 250 and 400 nodes, the largest near where this
+# machine stops keeping up; docs/scale.md), the rolling deployment, the
+# batch queue and the drain, for the fork and the rule variants
+# SCALE_VARIANTS (every-tick: v1.5.3's behaviour; upstream-urgency: v1.6.1's
+# rule; seed; docs/bench/variants/), whose trees it prepares: a table on
+# stdout, out/scale/scale.json, out/scale/charts/. SCALE_FLAGS adds flags
+# (`make scale SCALE_FLAGS='-sizes 50,100,150 -rounds 2'`).
+SCALE_VARIANTS = every-tick upstream-urgency seed
+SCALE_FLAGS ?=
 scale: tool
 	$(NOMADFORK) apply $(L)
-	scripts/build-variant.sh -src-only every-tick
-	nice -n 10 $(NOMADFORK) scale $(L) -variant every-tick=out/variants/src/every-tick
+	for v in $(SCALE_VARIANTS); do scripts/build-variant.sh -src-only $$v || exit 1; done
+	nice -n 10 $(NOMADFORK) scale $(L) $(foreach v,$(SCALE_VARIANTS),-variant $(v)=out/variants/src/$(v)) $(SCALE_FLAGS)
 
 # `make vulns`: on every maintained line (its work tree applied first),
 # govulncheck against the offline database pinned in tools/vulns (built once

@@ -22,6 +22,10 @@ func TestScaleFlags(t *testing.T) {
 		{[]string{"scale", "extra"}, "unexpected arguments"},
 		{[]string{"scale", "-variant", "fork=/x/tree"}, "-variant fork: the label is taken"},
 		{[]string{"scale", "-variant", "noequals"}, "want name=/path/to/nomad"},
+		{[]string{"scale", "-sizes", "10,x"}, `-sizes: "x" is not a number of nodes`},
+		{[]string{"scale", "-rounds", "0"}, "-rounds must be at least 1"},
+		{[]string{"scale", "-smoke", "-sizes", "10,20"}, "-smoke runs one size"},
+		{[]string{"scale", "-workloads", "batch"}, "rolling must be one"},
 	} {
 		r := p.nomadfork(c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {

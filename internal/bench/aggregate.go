@@ -2,7 +2,6 @@ package bench
 
 import (
 	"math"
-	"sort"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
@@ -92,20 +91,8 @@ func (t *Table) Label(label string) *Summary {
 	return nil
 }
 
-// Median returns the median of vs (the mean of the middle two for an even
-// count); NaN for none.
-func Median(vs []float64) float64 {
-	if len(vs) == 0 {
-		return math.NaN()
-	}
-	s := append([]float64(nil), vs...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
+// Median returns the median of vs (experiment.Median).
+func Median(vs []float64) float64 { return experiment.Median(vs) }
 
 // Aggregate makes a table per topology and workload, in the given orders,
 // with a summary per label in the order of labels. A failed run, or a

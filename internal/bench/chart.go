@@ -7,15 +7,10 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
-)
 
-// pointsWithErrors is XY data with Y error ranges.
-type pointsWithErrors struct {
-	plotter.XYs
-	plotter.YErrors
-}
+	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
+)
 
 // SummaryChart draws, per workload and topology (one column each), every
 // label's median of the figure key as a ratio to base's median, with its
@@ -50,7 +45,7 @@ func SummaryChart(r *Report, key, title, file string) error {
 	}
 	ymax := 1.2
 	for li, label := range labels {
-		var pts pointsWithErrors
+		var pts experiment.PointsWithErrors
 		for col := range r.Tables {
 			t := &r.Tables[col]
 			s, b := t.Label(label), t.Label(base)
@@ -70,12 +65,12 @@ func SummaryChart(r *Report, key, title, file string) error {
 		if len(pts.XYs) == 0 {
 			continue
 		}
-		if err := addSeries(p, label, li, pts); err != nil {
+		if err := experiment.AddSeries(p, label, li, pts); err != nil {
 			return err
 		}
 	}
 	if key == "update_alloc_rpcs" {
-		var pts pointsWithErrors
+		var pts experiment.PointsWithErrors
 		for col := range r.Tables {
 			t := &r.Tables[col]
 			b := t.Label(base)
@@ -91,7 +86,7 @@ func SummaryChart(r *Report, key, title, file string) error {
 			pts.YErrors = append(pts.YErrors, struct{ Low, High float64 }{Low: y - t.Floor.Min/bs.Median, High: t.Floor.Max/bs.Median - y})
 		}
 		if len(pts.XYs) > 0 {
-			if err := addSeries(p, "floor", len(labels), pts); err != nil {
+			if err := experiment.AddSeries(p, "floor", len(labels), pts); err != nil {
 				return err
 			}
 		}
@@ -110,23 +105,4 @@ func SummaryChart(r *Report, key, title, file string) error {
 	p.Legend.Top = true
 	w := vg.Length(math.Max(9, 1.1*float64(len(names)))) * vg.Inch
 	return p.Save(w, 5*vg.Inch, file)
-}
-
-// addSeries adds one label's points with their error bars.
-func addSeries(p *plot.Plot, label string, i int, pts pointsWithErrors) error {
-	sc, err := plotter.NewScatter(pts.XYs)
-	if err != nil {
-		return err
-	}
-	sc.GlyphStyle.Color = plotutil.Color(i)
-	sc.GlyphStyle.Shape = plotutil.Shape(i)
-	sc.GlyphStyle.Radius = vg.Points(4)
-	eb, err := plotter.NewYErrorBars(pts)
-	if err != nil {
-		return err
-	}
-	eb.LineStyle.Color = plotutil.Color(i)
-	p.Add(sc, eb)
-	p.Legend.Add(label, sc)
-	return nil
 }

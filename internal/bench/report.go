@@ -40,9 +40,9 @@ type Report struct {
 	Ref     string  `json:"ref,omitempty"`
 	Seconds float64 `json:"seconds"`
 	// Warmup is the run before the first round, not counted; nil if none.
-	Warmup   *RoundRun                `json:"warmup,omitempty"`
+	Warmup   *RoundRun           `json:"warmup,omitempty"`
 	Binaries []experiment.Binary `json:"binaries"`
-	Runs     []RoundRun               `json:"runs"`
+	Runs     []RoundRun          `json:"runs"`
 	Tables   []Table             `json:"tables"`
 	Goals    []Goal              `json:"goals,omitempty"`
 	Charts   []string            `json:"charts,omitempty"`

@@ -105,8 +105,8 @@ func (r *Runner) Run(ctx context.Context) (*Report, int, error) {
 	failed := 0
 	for round := 1; round <= r.Rounds; round++ {
 		for _, topo := range r.Topologies {
-			for i := range r.Binaries {
-				bin := r.Binaries[(i+round-1)%len(r.Binaries)]
+			for _, i := range experiment.RoundOrder(round, len(r.Binaries)) {
+				bin := r.Binaries[i]
 				run, err := r.runOne(ctx, bin, topo, round, len(rep.Runs)+1, total)
 				if err != nil {
 					return rep, failed, err

@@ -11,6 +11,23 @@ import (
 // ServerMetrics are the server counters every experiment reads.
 var ServerMetrics = []string{cluster.MetricUpdateAlloc, cluster.MetricRaftApply, cluster.MetricFSMAllocClientUpdate}
 
+// ServerSums are the server summaries whose sum (not count) every
+// experiment reads, under SumKey: the time the servers took to handle
+// Node.UpdateAlloc (milliseconds) and the bytes of the Raft log entries a
+// server stored. Counters keeps them as it keeps the counters.
+var ServerSums = []string{cluster.MetricUpdateAlloc, cluster.MetricRaftLogSize}
+
+// SumKey is the key of a summary's sum in Counters' totals and in a
+// Snapshot's Server map.
+func SumKey(metric string) string { return metric + "_sum" }
+
+// highestOverServers are the totals that are the most one server counted
+// rather than the sum: every server applies and stores every log entry.
+var highestOverServers = map[string]bool{
+	cluster.MetricFSMAllocClientUpdate: true,
+	SumKey(cluster.MetricRaftLogSize):  true,
+}
+
 // PollInterval is how often Counters.Run scrapes the servers: well within
 // the 60 s after which an idle series expires.
 const PollInterval = 5 * time.Second
@@ -51,11 +68,7 @@ func (t *Counters) Observe(server string, m cluster.Metrics) {
 		last, total = map[string]float64{}, map[string]float64{}
 		t.last[server], t.total[server] = last, total
 	}
-	for _, name := range ServerMetrics {
-		v, ok := m.Value(name)
-		if !ok {
-			continue // expired or never counted: the last value stands
-		}
+	add := func(name string, v float64) {
 		prev, seen := last[name]
 		switch {
 		case !seen:
@@ -66,6 +79,17 @@ func (t *Counters) Observe(server string, m cluster.Metrics) {
 			total[name] += v
 		}
 		last[name] = v
+	}
+	for _, name := range ServerMetrics {
+		// Absent: expired or never counted, the last value stands.
+		if v, ok := m.Value(name); ok {
+			add(name, v)
+		}
+	}
+	for _, name := range ServerSums {
+		if v, ok := m.Sum(name); ok {
+			add(SumKey(name), v)
+		}
 	}
 }
 
@@ -78,7 +102,7 @@ func (t *Counters) Totals() map[string]float64 {
 	out := map[string]float64{}
 	for _, total := range t.total {
 		for k, v := range total {
-			if k == cluster.MetricFSMAllocClientUpdate {
+			if highestOverServers[k] {
 				out[k] = max(out[k], v)
 			} else {
 				out[k] += v

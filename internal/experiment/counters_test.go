@@ -43,3 +43,36 @@ func TestCounters(t *testing.T) {
 		t.Fatalf("FSM applies %g, want 40", got)
 	}
 }
+
+// TestCountersSums keeps the sums of the summaries: the UpdateAlloc time
+// summed over the servers, the Raft log bytes the most one server stored.
+func TestCountersSums(t *testing.T) {
+	summary := func(metric string, count, sum float64) cluster.Metrics {
+		t.Helper()
+		m, err := cluster.ParseMetrics(strings.NewReader("# TYPE " + metric + " summary\n" +
+			metric + "_sum " + strconv.FormatFloat(sum, 'f', -1, 64) + "\n" +
+			metric + "_count " + strconv.FormatFloat(count, 'f', -1, 64) + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	c := NewCounters()
+	c.Observe("server1", summary(cluster.MetricUpdateAlloc, 10, 50))
+	c.Observe("server2", summary(cluster.MetricUpdateAlloc, 4, 20))
+	c.Observe("server1", summary(cluster.MetricRaftLogSize, 3, 3000))
+	c.Observe("server2", summary(cluster.MetricRaftLogSize, 3, 3000))
+	c.Observe("server3", summary(cluster.MetricRaftLogSize, 2, 2000))
+	tot := c.Totals()
+	for key, want := range map[string]float64{
+		cluster.MetricUpdateAlloc:                  14,
+		SumKey(cluster.MetricUpdateAlloc):          70,
+		SumKey(cluster.MetricRaftLogSize):          3000,
+		cluster.MetricRaftApply:                    0,
+		SumKey(cluster.MetricFSMAllocClientUpdate): 0,
+	} {
+		if got := tot[key]; got != want {
+			t.Errorf("total %s = %g, want %g", key, got, want)
+		}
+	}
+}

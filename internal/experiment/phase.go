@@ -56,6 +56,12 @@ type Phase struct {
 	RaftApplies           float64 `json:"raft_applies"`
 	FSMAllocClientUpdates float64 `json:"fsm_alloc_client_updates"`
 	ServerCPU             float64 `json:"server_cpu_seconds"`
+	// UpdateAllocMillis is the time the servers took to handle the
+	// phase's Node.UpdateAlloc RPCs, summed (milliseconds).
+	UpdateAllocMillis float64 `json:"update_alloc_server_ms,omitempty"`
+	// RaftBytes are the bytes of the Raft log entries of the phase (the
+	// most one server stored); nil when the servers expose no such metric.
+	RaftBytes *float64 `json:"raft_bytes,omitempty"`
 	// LeaderCPU is the leader's CPU seconds; nil when the leader changed
 	// during the phase.
 	LeaderCPU *float64 `json:"leader_cpu_seconds,omitempty"`
@@ -95,6 +101,11 @@ func Diff(name string, a, b Snapshot) Phase {
 	p.UpdateAllocRPCs = counter(cluster.MetricUpdateAlloc)
 	p.RaftApplies = counter(cluster.MetricRaftApply)
 	p.FSMAllocClientUpdates = counter(cluster.MetricFSMAllocClientUpdate)
+	p.UpdateAllocMillis = counter(SumKey(cluster.MetricUpdateAlloc))
+	if _, ok := b.Server[SumKey(cluster.MetricRaftLogSize)]; ok {
+		raft := counter(SumKey(cluster.MetricRaftLogSize))
+		p.RaftBytes = &raft
+	}
 	p.ServerCPU = b.ServerCPU.Self - a.ServerCPU.Self
 	if a.Leader == b.Leader {
 		cpu := b.LeaderCPU - a.LeaderCPU

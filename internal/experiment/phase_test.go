@@ -69,4 +69,13 @@ func TestDiff(t *testing.T) {
 	if up.ClientBytes != nil {
 		t.Errorf("the single topology has no link bytes: %+v", up.ClientBytes)
 	}
+	if up.RaftBytes != nil {
+		t.Errorf("no Raft log size metric: no Raft bytes, got %v", *up.RaftBytes)
+	}
+	sums := Diff(PhaseRolling,
+		Snapshot{Server: map[string]float64{SumKey(cluster.MetricUpdateAlloc): 100, SumKey(cluster.MetricRaftLogSize): 4000}},
+		Snapshot{Server: map[string]float64{SumKey(cluster.MetricUpdateAlloc): 350, SumKey(cluster.MetricRaftLogSize): 9000}})
+	if sums.UpdateAllocMillis != 250 || sums.RaftBytes == nil || *sums.RaftBytes != 5000 {
+		t.Errorf("sums: UpdateAlloc %g ms, Raft bytes %v", sums.UpdateAllocMillis, sums.RaftBytes)
+	}
 }

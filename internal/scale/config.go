@@ -2,6 +2,7 @@ package scale
 
 import (
 	"flag"
+	"fmt"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 )
@@ -9,6 +10,11 @@ import (
 // Config is the scale verb's options.
 type Config struct {
 	Scenario Scenario
+	// SizesFlag is -sizes as given; Sizes the fleet sizes Resolve makes
+	// of it: DefaultSizes unless -sizes, -n or -smoke says otherwise.
+	SizesFlag string
+	Sizes     []int
+	Rounds    int
 	// RunFlags are -smoke, -variant (work trees), -o and -from.
 	experiment.RunFlags
 	// Job are -place job's flags for an operator's own clusters.
@@ -20,6 +26,8 @@ type Config struct {
 func (c *Config) Flags(fs *flag.FlagSet, out string) {
 	c.Scenario = DefaultScenario
 	c.Scenario.Flags(fs)
+	fs.StringVar(&c.SizesFlag, "sizes", FormatSizes(DefaultSizes), "comma-separated fleet `sizes` (nodes), each run with every build; -n runs one size")
+	fs.IntVar(&c.Rounds, "rounds", 1, "`rounds`: runs of every build at every size, interleaved")
 	c.RunFlags.Flags(fs, out, experiment.FlagHelp{
 		Smoke:   "smoke test: 20 nodes (with -place job: 2 instances × 10), the fork only, output in <o>/smoke (<o>/smoke-job)",
 		Variant: "also run the simulator built against `name=tree`, a Nomad work tree (a rule variant), labelled name (repeatable)",
@@ -48,11 +56,28 @@ func (c *Config) Resolve(set map[string]bool) (out, dir string, err error) {
 			return "", "", err
 		}
 	}
+	c.Sizes = nil
+	if set["sizes"] || (!set["n"] && !c.Smoke) {
+		if c.Sizes, err = ParseSizes(c.SizesFlag); err != nil {
+			return "", "", err
+		}
+	}
+	if c.Smoke && set["sizes"] {
+		return "", "", fmt.Errorf("-smoke runs one size (-n), not -sizes")
+	}
+	if c.Rounds < 1 {
+		return "", "", fmt.Errorf("-rounds must be at least 1")
+	}
 	if err := c.Scenario.Validate(); err != nil {
 		return "", "", err
 	}
 	if err := c.Job.Validate(c.Scenario); err != nil {
 		return "", "", err
+	}
+	for _, n := range c.Sizes {
+		if err := c.Scenario.Sized(n, set["max-parallel"]).Validate(); err != nil {
+			return "", "", fmt.Errorf("size %d: %w", n, err)
+		}
 	}
 	if err := experiment.CheckVariants([]string{experiment.ForkLabel}, c.Variants); err != nil {
 		return "", "", err
@@ -70,6 +95,7 @@ func smokeScenario(sc Scenario, set map[string]bool) Scenario {
 		"max-parallel":    func() { sc.MaxParallel = smoke.MaxParallel },
 		"min-healthy":     func() { sc.MinHealthy = smoke.MinHealthy },
 		"settle":          func() { sc.Settle = smoke.Settle },
+		"workloads":       func() { sc.Workloads = smoke.Workloads },
 		"phase-timeout":   func() { sc.PhaseTimeout = smoke.PhaseTimeout },
 		"start-timeout":   func() { sc.StartTimeout = smoke.StartTimeout },
 	}

@@ -31,6 +31,9 @@ type Scenario struct {
 	MinHealthy    time.Duration
 	// Setup, Start and Kill are the realistic runners' delays.
 	Setup, Start, Kill time.Duration
+	// Workloads are the workloads run, comma-separated (see Workloads);
+	// the rolling deployment always.
+	Workloads string
 	// Timing: Settle is the wait after the rolling deployment before the
 	// last reading and the check; PhaseTimeout bounds each deployment,
 	// StartTimeout the cluster's start and the nodes' registration.
@@ -47,14 +50,16 @@ type Scenario struct {
 var DefaultScenario = Scenario{
 	Nodes: 250, AllocsPerNode: 10, Jobs: 10, MaxParallel: 60, MinHealthy: 2 * time.Second,
 	Setup: 10 * time.Millisecond, Start: 250 * time.Millisecond, Kill: 50 * time.Millisecond,
-	Timing: experiment.Timing{Settle: 10 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 5 * time.Minute},
+	Workloads: "rolling,batch,drain",
+	Timing:    experiment.Timing{Settle: 10 * time.Second, PhaseTimeout: 10 * time.Minute, StartTimeout: 5 * time.Minute},
 }
 
 // SmokeScenario is the smoke test's: 20 nodes, 200 allocations.
 var SmokeScenario = Scenario{
 	Nodes: 20, AllocsPerNode: 10, Jobs: 4, MaxParallel: 25, MinHealthy: time.Second,
 	Setup: 10 * time.Millisecond, Start: 250 * time.Millisecond, Kill: 50 * time.Millisecond,
-	Timing: experiment.Timing{Settle: 5 * time.Second, PhaseTimeout: 4 * time.Minute, StartTimeout: 3 * time.Minute},
+	Workloads: WorkloadRolling,
+	Timing:    experiment.Timing{Settle: 5 * time.Second, PhaseTimeout: 4 * time.Minute, StartTimeout: 3 * time.Minute},
 }
 
 // Count is the allocations of each job.
@@ -76,6 +81,7 @@ func (s *Scenario) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&s.Start, "start-delay", s.Start, "simulated task: from set up to started")
 	fs.DurationVar(&s.Kill, "kill-delay", s.Kill, "simulated task: from killing to killed")
 	s.Placement.Flags(fs)
+	fs.StringVar(&s.Workloads, "workloads", s.Workloads, "comma-separated `workloads`: rolling (always), batch (a batch queue of blocked evaluations), drain (a quarter of the nodes at once)")
 }
 
 // Validate checks the values.
@@ -92,13 +98,17 @@ func (s Scenario) Validate() error {
 	if err := s.Placement.Validate(s.Nodes); err != nil {
 		return err
 	}
+	if _, err := parseWorkloads(s.Workloads); err != nil {
+		return err
+	}
 	return s.Timing.Validate("phase-timeout")
 }
 
 // Limit bounds a whole run: the cluster's start, the nodes' start and
-// registration, two deployments, the settle, the check and the stop.
+// registration, the deployments and workloads, the settle, the check and
+// the stop.
 func (s Scenario) Limit() time.Duration {
-	limit := 3*s.StartTimeout + 2*s.PhaseTimeout + s.Settle + 5*time.Minute
+	limit := 3*s.StartTimeout + time.Duration(len(s.Phases())-1)*s.PhaseTimeout + s.Settle + 5*time.Minute
 	if s.Job() {
 		// The placement cluster's start and the instances'.
 		limit += 2 * s.StartTimeout

@@ -32,6 +32,7 @@ const (
 // Result is one run of the scenario with one simulator build.
 type Result struct {
 	Label   string `json:"label"`
+	Round   int    `json:"round,omitempty"`
 	Version string `json:"version,omitempty"` // the servers' nomad version
 	Nodes   int    `json:"nodes"`
 	Allocs  int    `json:"allocs"` // allocations the jobs total
@@ -40,10 +41,14 @@ type Result struct {
 	// starting the simulator to every node ready on the servers.
 	StartupSeconds float64 `json:"startup_seconds"`
 	NodesSeconds   float64 `json:"nodes_ready_seconds"`
-	// Phases are the initial deployment, the rolling one and the settle
-	// (package bench's figures; the client CPU and bytes are the
-	// simulator's).
+	// Phases are the initial deployment, the rolling one, the batch queue
+	// and the drain when run (Scenario.Phases), and the settle (package
+	// bench's figures; the client CPU and bytes are the simulator's).
 	Phases []experiment.Phase `json:"phases"`
+	// Batch and Drain are the batch queue's and the drain's figures; nil
+	// when not run.
+	Batch *BatchResult `json:"batch,omitempty"`
+	Drain *DrainResult `json:"drain,omitempty"`
 	// RSSIdle is the simulator's resident memory with every node ready and
 	// no allocation; RSS at steady state after the settle; RSSPeak its peak
 	// (VmHWM). Bytes.
@@ -177,13 +182,37 @@ func (r *run) run(ctx context.Context) error {
 			return err
 		}
 	}
+	if r.opts.Has(WorkloadBatch) {
+		b, err := r.batch(ctx)
+		if err != nil {
+			return fmt.Errorf("batch queue: %w", err)
+		}
+		r.res.Batch = b
+		r.logf("batch queue of %d allocations on %d slots complete in %.1fs", b.Allocs, b.Slots, b.Seconds)
+		durations = append(durations, b.Seconds)
+		if err := snap(); err != nil {
+			return err
+		}
+	}
+	if r.opts.Has(WorkloadDrain) {
+		d, err := r.drain(ctx)
+		if err != nil {
+			return fmt.Errorf("drain: %w", err)
+		}
+		r.res.Drain = d
+		r.logf("drain of %d nodes (%d allocations) done in %.1fs", d.Nodes, d.Allocs, d.Seconds)
+		durations = append(durations, d.Seconds)
+		if err := snap(); err != nil {
+			return err
+		}
+	}
 	if err := experiment.Sleep(ctx, r.opts.Settle); err != nil {
 		return err
 	}
 	if err := snap(); err != nil {
 		return err
 	}
-	for i, name := range experiment.Phases {
+	for i, name := range r.opts.Phases() {
 		p := experiment.Diff(name, edges[i], edges[i+1])
 		for j, n := range p.Notes {
 			if a, b := edges[i].Leader, edges[i+1].Leader; a != b && strings.HasPrefix(n, "the leader changed") {
@@ -287,6 +316,7 @@ func jobID(i int) string { return fmt.Sprintf("scale-%02d", i) }
 func (r *run) job(i, version int) *cluster.Job {
 	j := cluster.ServiceJob(jobID(i), r.opts.Count(), version, r.opts.MaxParallel)
 	j.TaskGroups[0].Update.MinHealthyTime = r.opts.MinHealthy
+	j.TaskGroups[0].Migrate = r.migrate()
 	return j
 }
 

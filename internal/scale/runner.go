@@ -15,7 +15,11 @@ import (
 // Report is an invocation's results.
 type Report struct {
 	experiment.Header
+	// Scenario is the invocation's, at its first size; Sizes the fleet
+	// sizes (nil in a report of one size) and Rounds the rounds.
 	Scenario Scenario          `json:"scenario"`
+	Sizes    []int             `json:"sizes,omitempty"`
+	Rounds   int               `json:"rounds,omitempty"`
 	Servers  experiment.Binary `json:"servers"`
 	Builds   []Build           `json:"builds"`
 	Results  []Result          `json:"results"`
@@ -26,10 +30,18 @@ type Report struct {
 // every run.
 const ReportFile = "scale.json"
 
-// Runner runs the scenario once per simulator build, each in a fresh
-// sandbox, one at a time.
+// Runner runs the scenario once per simulator build, fleet size and
+// round, each in a fresh sandbox, one at a time: round by round, in each
+// the sizes from the smallest, at each size every build in the order
+// experiment.RoundOrder rotates (as the bench interleaves its binaries).
 type Runner struct {
 	Scenario Scenario
+	// Sizes are the fleet sizes (none: the scenario's); Rounds the
+	// rounds (at least 1). KeepMaxParallel keeps the scenario's
+	// max_parallel at every size rather than a quarter of a job's count.
+	Sizes           []int
+	Rounds          int
+	KeepMaxParallel bool
 	// Servers is the servers' nomad binary.
 	Servers experiment.Binary
 	Builds  []Build
@@ -54,17 +66,28 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return rep, err
 	}
+	plan := r.plan()
+	if len(r.Sizes) > 0 {
+		rep.Sizes = r.Sizes
+		rep.Scenario = plan[0].Scenario
+	}
+	rep.Rounds = max(1, r.Rounds)
 	start := time.Now()
-	for i, b := range r.Builds {
-		o := Options{Scenario: r.Scenario, Nodesim: b.Path, RunOptions: experiment.RunOptions{
-			Nomad: r.Servers.Path, Label: b.Label, Dir: filepath.Join(dir, "runs", b.Label), DataRoot: DefaultDataRoot}}
-		what := fmt.Sprintf("run %d/%d: %s, %d nodes, %d allocations", i+1, len(r.Builds), b.Label, r.Scenario.Nodes, r.Scenario.Allocs())
+	for i, cell := range plan {
+		b := r.Builds[cell.build]
+		o := Options{Scenario: cell.Scenario, Nodesim: b.Path, RunOptions: experiment.RunOptions{
+			Nomad: r.Servers.Path, Label: b.Label, Dir: filepath.Join(dir, "runs", cell.dir(b.Label)), DataRoot: DefaultDataRoot}}
+		what := fmt.Sprintf("run %d/%d: %s, %d nodes, %d allocations", i+1, len(plan), b.Label, o.Nodes, o.Allocs())
+		if rep.Rounds > 1 {
+			what += fmt.Sprintf(", round %d", cell.round)
+		}
 		fmt.Fprintf(r.Stdout, "==> %s\n", what)
 		t0 := time.Now()
 		res := r.runOne(ctx, o)
 		if ctx.Err() != nil {
 			return rep, fmt.Errorf("%w; the runs so far are in %s", ctx.Err(), filepath.Join(dir, ReportFile))
 		}
+		res.Round = cell.round
 		status := "ok"
 		if !res.OK() {
 			status = "NOT OK"
@@ -81,6 +104,48 @@ func (r *Runner) Run(ctx context.Context) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// cell is one run of the plan: a build (its index) at a size in a round.
+type cell struct {
+	Scenario
+	build, round int
+	// multi is true when the invocation has several sizes or rounds: the
+	// run's directory then names them.
+	multi bool
+}
+
+// dir is the run's directory under runs/: the label, and with several
+// sizes or rounds the size and round.
+func (c cell) dir(label string) string {
+	if !c.multi {
+		return label
+	}
+	return fmt.Sprintf("%s-n%d-r%d", label, c.Nodes, c.round)
+}
+
+// plan returns the runs in order: round by round, the sizes from the
+// smallest, the builds rotated each round.
+func (r *Runner) plan() []cell {
+	sizes := r.Sizes
+	sized := len(sizes) > 0
+	if !sized {
+		sizes = []int{r.Scenario.Nodes}
+	}
+	rounds := max(1, r.Rounds)
+	var out []cell
+	for round := 1; round <= rounds; round++ {
+		for _, n := range sizes {
+			sc := r.Scenario
+			if sized {
+				sc = sc.Sized(n, r.KeepMaxParallel)
+			}
+			for _, i := range experiment.RoundOrder(round, len(r.Builds)) {
+				out = append(out, cell{Scenario: sc, build: i, round: round, multi: len(sizes) > 1 || rounds > 1})
+			}
+		}
+	}
+	return out
 }
 
 // runOne runs the scenario in a fresh sandbox; the result is never nil.

@@ -37,12 +37,20 @@ func Run(ctx context.Context, s experiment.Start, cfg Config) error {
 			return err
 		}
 		r := &Runner{
-			Scenario: cfg.Scenario, Servers: servers[0], Builds: builds, Dir: dir, Self: self,
+			Scenario: cfg.Scenario, Sizes: cfg.Sizes, Rounds: cfg.Rounds, KeepMaxParallel: s.Given["max-parallel"],
+			Servers: servers[0], Builds: builds, Dir: dir, Self: self,
 			Command: s.Command, Stdout: s.Stdout, Stderr: s.Stderr,
 		}
 		rep, err := experiment.RunTable(ctx, s.Stdout, r.Run, WriteTable)
 		if err != nil {
 			return err
+		}
+		if len(rep.Sizes) > 1 {
+			files, err := WriteCharts(rep, filepath.Join(dir, "charts"))
+			if err != nil {
+				return fmt.Errorf("charts: %w", err)
+			}
+			fmt.Fprintf(s.Stdout, "charts: %d in %s\n", len(files), filepath.Join(dir, "charts"))
 		}
 		if n := rep.Failed(); n > 0 {
 			return fmt.Errorf("%d of %d run(s) not ok (logs and views under %s)", n, len(rep.Results), filepath.Join(dir, "runs"))

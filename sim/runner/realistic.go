@@ -228,14 +228,15 @@ func (ar *AllocRunner) stepLocked(now time.Time) (update *structs.Allocation, wa
 			return ar.stepTasksLocked(now, structs.AllocClientStatusComplete, structs.TaskStateDead,
 				structs.NewTaskEvent(structs.TaskTerminated).SetExitCode(0)), 0, true
 		}
-		if !ar.checksHealthLocked(tg) {
+		minHealthy, ok := ar.checksHealthLocked(alloc.Job, tg)
+		if !ok {
 			return nil, -1, false
 		}
 		healthSince := since
 		if ar.healthSince.After(healthSince) {
 			healthSince = ar.healthSince
 		}
-		if left := healthSince.Add(tg.Update.MinHealthyTime).Sub(now); left > 0 {
+		if left := healthSince.Add(minHealthy).Sub(now); left > 0 {
 			return nil, left, false
 		}
 		ar.state.SetDeploymentStatus(now, true)
@@ -296,20 +297,36 @@ func (ar *AllocRunner) deploymentChangedLocked(prev, next *structs.Allocation) {
 }
 
 // checksHealthLocked returns whether the runner sets the deployment health of
-// its allocation and has not yet: it is part of a deployment and its group's
-// update block checks task states (a mock task has no checks). The lock
-// must be held.
-func (ar *AllocRunner) checksHealthLocked(tg *structs.TaskGroup) bool {
-	if ar.alloc.DeploymentID == "" || tg.Update == nil {
-		return false
+// its allocation and has not yet, and after how long running: as the real
+// health watcher (allocHealthWatcherHook) does, for a service job only; in a
+// deployment, when its group's update block checks task states or checks (a
+// mock task has no checks), after its min_healthy_time; outside one (a
+// migration, such as a drain's replacement), with the group's migrate block,
+// or the default one. The lock must be held.
+func (ar *AllocRunner) checksHealthLocked(job *structs.Job, tg *structs.TaskGroup) (time.Duration, bool) {
+	if job == nil || job.Type != structs.JobTypeService {
+		return 0, false
 	}
-	switch tg.Update.HealthCheck {
-	case structs.UpdateStrategyHealthCheck_TaskStates, structs.UpdateStrategyHealthCheck_Checks:
-	default:
-		return false
+	var minHealthy time.Duration
+	if ar.alloc.DeploymentID != "" {
+		if tg.Update == nil {
+			return 0, false
+		}
+		switch tg.Update.HealthCheck {
+		case structs.UpdateStrategyHealthCheck_TaskStates, structs.UpdateStrategyHealthCheck_Checks:
+		default:
+			return 0, false
+		}
+		minHealthy = tg.Update.MinHealthyTime
+	} else {
+		migrate := tg.Migrate
+		if migrate == nil {
+			migrate = structs.DefaultMigrateStrategy()
+		}
+		minHealthy = migrate.MinHealthyTime
 	}
 	ds := ar.state.DeploymentStatus
-	return ds == nil || ds.Healthy == nil
+	return minHealthy, ds == nil || ds.Healthy == nil
 }
 
 // runFor returns the mock_driver run_for of a task, 0 if it has none.

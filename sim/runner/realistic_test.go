@@ -149,19 +149,38 @@ func TestRealistic_ServiceLifecycle(t *testing.T) {
 }
 
 func TestRealistic_NoDeployment(t *testing.T) {
-	// Without a deployment nothing decides health: the runner waits for the
-	// servers once its tasks run.
-	alloc := mock.Alloc()
-	task := alloc.Job.TaskGroups[0].Tasks[0].Name
-	ar, u := realisticRunner(t, Timings{}, alloc, state.NewMemDB(testlog.HCLogger(t)))
-	go ar.Run()
+	// Outside a deployment (a migration, such as a drain's replacement)
+	// the real health watcher decides health with the group's migrate
+	// block; a deployment whose group has no update block decides nothing,
+	// and the runner waits for the servers once its tasks run.
+	migrating := mock.Alloc()
+	migrating.Job.TaskGroups[0].Migrate = &structs.MigrateStrategy{MaxParallel: 1,
+		HealthCheck: structs.MigrateStrategyHealthStates, MinHealthyTime: 20 * time.Millisecond, HealthyDeadline: time.Minute}
+	noUpdate := mock.Alloc()
+	noUpdate.DeploymentID = uuid.Generate()
+	noUpdate.Job.TaskGroups[0].Update = nil
+	for _, tc := range []struct {
+		name  string
+		alloc *structs.Allocation
+		ran   []string // the steps until the stop
+		end   []string // then
+	}{
+		{"migration", migrating, []string{received, setUp, started, healthy}, []string{killing, killed}},
+		{"deployment without update block", noUpdate, []string{received, setUp, started}, []string{
+			"running - Received,Task Setup,Started,Killing",
+			"complete - Received,Task Setup,Started,Killing,Terminated,Killed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			task := tc.alloc.Job.TaskGroups[0].Tasks[0].Name
+			ar, u := realisticRunner(t, Timings{}, tc.alloc, state.NewMemDB(testlog.HCLogger(t)))
+			go ar.Run()
 
-	waitForSteps(t, u, task, received, setUp, started)
-	ar.Update(stopped(ar.Alloc()))
-	waitExit(t, ar)
-	waitForSteps(t, u, task, received, setUp, started,
-		"running - Received,Task Setup,Started,Killing",
-		"complete - Received,Task Setup,Started,Killing,Terminated,Killed")
+			waitForSteps(t, u, task, tc.ran...)
+			ar.Update(stopped(ar.Alloc()))
+			waitExit(t, ar)
+			waitForSteps(t, u, task, append(tc.ran, tc.end...)...)
+		})
+	}
 }
 
 func TestRealistic_StoppedBeforeStart(t *testing.T) {

@@ -12,6 +12,9 @@ const (
 	// MetricFSMAllocClientUpdate is the summary of the FSM's applies of
 	// AllocClientUpdate log entries.
 	MetricFSMAllocClientUpdate = "nomad_nomad_fsm_alloc_client_update"
+	// MetricRaftLogSize is the summary of the sizes of the log entries a
+	// server's Raft log store (raft-boltdb) wrote: its sum is their bytes.
+	MetricRaftLogSize = "nomad_raft_boltdb_logSize"
 )
 
 // Client metrics only the fork's clients expose, read from each client's

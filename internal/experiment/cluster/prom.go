@@ -42,6 +42,25 @@ func (m Metrics) Value(name string) (v float64, ok bool) {
 	return v, true
 }
 
+// Sum returns the sum of the samples of a summary or histogram family,
+// summed over its series. ok is false when the family is absent or holds
+// neither.
+func (m Metrics) Sum(name string) (v float64, ok bool) {
+	f, found := m[name]
+	if !found {
+		return 0, false
+	}
+	for _, s := range f.GetMetric() {
+		switch {
+		case s.Summary != nil:
+			v, ok = v+s.Summary.GetSampleSum(), true
+		case s.Histogram != nil:
+			v, ok = v+s.Histogram.GetSampleSum(), true
+		}
+	}
+	return v, ok
+}
+
 // ByLabel returns the family's values per value of label (series without
 // the label are summed under ""). ok is false when the family is absent.
 func (m Metrics) ByLabel(name, label string) (map[string]float64, bool) {
