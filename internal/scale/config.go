@@ -106,3 +106,18 @@ func smokeScenario(sc Scenario, set map[string]bool) Scenario {
 	}
 	return sc
 }
+
+// ResolveOperator checks the flags of the operator's mode (-jobspec-only
+// or -place-addr: one fleet of -n nodes placed on the operator's own
+// clusters, nothing run in the sandbox); set lists the given flags.
+func (c *Config) ResolveOperator(set map[string]bool) error {
+	for _, name := range []string{"sizes", "rounds", "workloads", "variant", "smoke", "from"} {
+		if set[name] {
+			return fmt.Errorf("-%s runs in the sandbox; with -jobspec-only or -place-addr the tool places one fleet of -n nodes and runs no workload", name)
+		}
+	}
+	if err := c.Scenario.Validate(); err != nil {
+		return err
+	}
+	return c.Job.Validate(c.Scenario)
+}

@@ -150,6 +150,9 @@ func (j JobFlags) Validate(sc Scenario) error {
 	if err := sc.Placement.Validate(sc.Nodes); err != nil {
 		return err
 	}
+	if strings.TrimSpace(j.Servers) == "" {
+		return errors.New("-servers is required with -jobspec-only or -place-addr: the RPC addresses of the servers under test (host:port,...)")
+	}
 	return j.Jobspec(sc).Validate()
 }
 

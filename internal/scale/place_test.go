@@ -148,7 +148,9 @@ func TestPlaceFlags(t *testing.T) {
 		{"uneven split", []string{"-place", "job", "-instances", "3"}, "do not split evenly", 0},
 		{"negative instances", []string{"-place", "job", "-instances", "-1"}, "negative", 0},
 		{"jobspec-only without job", []string{"-jobspec-only", servers}, "need -place job", 0},
-		{"jobspec-only without servers", []string{"-place", "job", "-jobspec-only"}, "servers under test", 0},
+		{"jobspec-only without servers", []string{"-place", "job", "-jobspec-only"}, "-servers is required", 0},
+		{"jobspec-only with sizes", []string{"-place", "job", "-jobspec-only", servers, "-sizes", "10,20"}, "-sizes runs in the sandbox", 0},
+		{"place-addr with workloads", []string{"-place", "job", "-place-addr", "http://p:4646", servers, "-workloads", "rolling"}, "-workloads runs in the sandbox", 0},
 		{"jobspec-only", []string{"-place", "job", "-jobspec-only", servers}, "", 2},
 		{"servers in a sandbox run", []string{"-place", "job", servers}, "need -jobspec-only or -place-addr", 0},
 		{"servers-http in a sandbox run", []string{"-place", "job", "-servers-http", "10.0.0.1:4646"}, "need -jobspec-only or -place-addr", 0},
@@ -160,9 +162,7 @@ func TestPlaceFlags(t *testing.T) {
 			c, set := parseConfig(t, tc.args...)
 			var err error
 			if c.Job.Operator() {
-				if err = c.Scenario.Validate(); err == nil {
-					err = c.Job.Validate(c.Scenario)
-				}
+				err = c.ResolveOperator(set)
 			} else {
 				_, _, err = c.Resolve(set)
 			}

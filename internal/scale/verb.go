@@ -14,11 +14,8 @@ import (
 // builds the simulator and the servers' binary and runs the scenario.
 func Run(ctx context.Context, s experiment.Start, cfg Config) error {
 	if cfg.Job.Operator() {
-		// An operator's own clusters: no build, no sandbox.
-		if err := cfg.Scenario.Validate(); err != nil {
-			return cli.UsageError{Err: err}
-		}
-		if err := cfg.Job.Validate(cfg.Scenario); err != nil {
+		// An operator's own clusters: no build, no sandbox, one fleet.
+		if err := cfg.ResolveOperator(s.Given); err != nil {
 			return cli.UsageError{Err: err}
 		}
 		return RunOperator(ctx, cfg.Scenario, cfg.Job, s.Stdout)
