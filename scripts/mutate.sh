@@ -348,5 +348,13 @@ run tls-cbc-sha256-accepted helper/tlsutil/config.go '		if removedTLSCiphers[cip
 run template-sandbox-off client/allocrunner/taskrunner/template/template.go '			if err := sandbox.apply(ct); err != nil {' '			if _ = ct; false {' ./client/allocrunner/taskrunner/template/ 'TestTaskTemplateManager_Sandbox_Symlinks$'
 run template-dest-dir-by-path client/allocrunner/taskrunner/template/sandbox_linux.go '	p := "/proc/self/fd/" + strconv.Itoa(int(f.Fd()))' '	p := "/nonexistent/" + strconv.Itoa(int(f.Fd()))' ./client/allocrunner/taskrunner/template/ 'TestTemplateSandbox_DestinationSwappedForLink$'
 run template-chained-link-cleaned client/allocrunner/taskrunner/template/sandbox.go '		rest = append(strings.Split(target, string(filepath.Separator)), rest...)' '		rest = append(strings.Split(filepath.Clean(target), string(filepath.Separator)), rest...)' ./client/allocrunner/taskrunner/template/ 'TestTaskTemplateManager_Sandbox_Symlinks$'
+# GH-26608: the artifact inspection without filesystem isolation
+run artifact-inspection-off client/allocrunner/taskrunner/getter/sandbox.go '	inspect := !isolated(s.ac)' '	inspect := false && !isolated(s.ac)' ./client/allocrunner/taskrunner/getter/ 'TestSandbox_Get_Symlinks$'
+run artifact-destination-unchecked client/allocrunner/taskrunner/getter/sandbox.go '		if err = inspectDestination(allocDir, destination); err != nil {' '		if err = error(nil); err != nil {' ./client/allocrunner/taskrunner/getter/ 'TestSandbox_Get_Symlinks$'
+run artifact-destination-link-ignored client/allocrunner/taskrunner/getter/inspect.go '	resolved, err := resolvePath(destination)' '	resolved, err := filepath.Clean(destination), error(nil)' ./client/allocrunner/taskrunner/getter/ 'TestInspectDestination_ThroughLink$'
+run artifact-links-unchecked client/allocrunner/taskrunner/getter/inspect.go '		if !within(root, resolved) {
+			return fmt.Errorf("artifact symlink' '		if _ = root; false {
+			return fmt.Errorf("artifact symlink' ./client/allocrunner/taskrunner/getter/ 'TestInspectArtifact_Symlinks$|TestSandbox_Get_Symlinks$'
+run artifact-chained-link-cleaned client/allocrunner/taskrunner/getter/inspect.go '		rest = append(strings.Split(target, string(filepath.Separator)), rest...)' '		rest = append(strings.Split(filepath.Clean(target), string(filepath.Separator)), rest...)' ./client/allocrunner/taskrunner/getter/ 'TestInspectArtifact_Symlinks$|TestSandbox_Get_Symlinks$'
 git status --short
 exit $survived
