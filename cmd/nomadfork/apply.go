@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/worktree"
@@ -12,7 +13,7 @@ import (
 // -abort ends a stopped apply (saying nothing more).
 func runApply(ctx context.Context, e *env, args []string) error {
 	var o worktree.ApplyOptions
-	if err := e.parseOptions("apply", "[-force | -continue | -abort] [-allow-empty]", args, &o); err != nil {
+	if err := parseOptions(e, "apply", "[-force | -continue | -abort] [-allow-empty]", args, &o, applyFlags); err != nil {
 		return err
 	}
 	t := e.Tree
@@ -50,6 +51,14 @@ func resumeApply(ctx context.Context, e *env, args []string) (string, bool) {
 		return e.command(hint.Run("apply", "-force")), true
 	}
 	return e.command(hint.Run("apply")), true
+}
+
+// applyFlags declares apply's flags on fs, into o.
+func applyFlags(fs *flag.FlagSet, o *worktree.ApplyOptions) {
+	fs.BoolVar(&o.Force, "force", false, "discard uncommitted changes, unexported commits and a stopped apply or rebase in nomad/")
+	fs.BoolVar(&o.Continue, "continue", false, "resume a stopped apply after resolving the conflicts and staging them with 'git add'")
+	fs.BoolVar(&o.Abort, "abort", false, "end a stopped apply, keeping the patches applied so far")
+	fs.BoolVar(&o.AllowEmpty, "allow-empty", false, "accept an empty or missing patches/ (nomad/ becomes bare upstream)")
 }
 
 func init() { register(command{Name: "apply", Run: runApply, Resume: resumeApply, Lock: true}) }

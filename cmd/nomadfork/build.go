@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/release"
@@ -10,7 +11,7 @@ import (
 
 func runBuild(ctx context.Context, e *env, args []string) error {
 	o := build.Options{Out: filepath.Join(e.Bin, "nomad")}
-	if err := e.parseOptions("build", "[-o file] [-check-ui] [-tree dir -test -metadata m]", args, &o); err != nil {
+	if err := parseOptions(e, "build", "[-o file] [-check-ui] [-tree dir -test -metadata m]", args, &o, buildFlags); err != nil {
 		return err
 	}
 	if o.Tree == "" {
@@ -23,6 +24,15 @@ func runBuild(ctx context.Context, e *env, args []string) error {
 		defer release()
 	}
 	return release.Build(ctx, e.Checkout, o, e.Changelog, filepath.Join(e.Out, "ui-check"), e.Log)
+}
+
+// buildFlags declares build's flags on fs, into o; -o defaults to o.Out.
+func buildFlags(fs *flag.FlagSet, o *build.Options) {
+	fs.StringVar(&o.Out, "o", o.Out, "write the binary to `file`")
+	fs.BoolVar(&o.CheckUI, "check-ui", false, "then start a dev agent of the binary in the sandbox and check that /ui/ serves the web UI")
+	fs.StringVar(&o.Tree, "tree", "", "build the nomad tree in `dir` (such as a bench variant's linked work tree, scripts/build-variant.sh) instead of the line's work tree")
+	fs.BoolVar(&o.Test, "test", false, "build like the bench's binaries: the release flags without the release tag, which keeps upstream's mock_driver")
+	fs.StringVar(&o.Metadata, "metadata", "", "the version metadata (such as fork.seed) instead of the fork release from CHANGELOG.md")
 }
 
 func init() { register(command{Name: "build", Run: runBuild}) }

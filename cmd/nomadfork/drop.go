@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/hint"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/rebase"
@@ -10,7 +11,7 @@ import (
 func runDrop(ctx context.Context, e *env, args []string) error {
 	var o rebase.DropOptions
 	fs := newFlags(e, "drop", "<patch> -applied-upstream <version> [-pr <url>] | <patch> -verify -pr <url>")
-	o.Flags(fs)
+	dropFlags(fs, &o)
 	if err := o.Parse(fs, args); err != nil {
 		return err
 	}
@@ -47,6 +48,13 @@ func resumeDrop(ctx context.Context, e *env, args []string) (string, bool) {
 		return e.command(hint.Run("apply")), true
 	}
 	return "", false
+}
+
+// dropFlags declares drop's flags on fs, into o.
+func dropFlags(fs *flag.FlagSet, o *rebase.DropOptions) {
+	fs.StringVar(&o.Applied, "applied-upstream", "", "the upstream `version` that carries the change")
+	fs.StringVar(&o.PR, "pr", "", "the https `url` of the upstream pull request that carries it")
+	fs.BoolVar(&o.Verify, "verify", false, "while a rebase of the line is stopped at the patch: prove that the rebase's target carries it (its own tests pass there without its production changes, in the sandbox), drop it and go on with the rebase")
 }
 
 func init() { register(command{Name: "drop", Run: runDrop, Resume: resumeDrop, Lock: true}) }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"path/filepath"
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/line"
@@ -10,7 +11,7 @@ import (
 
 func runExtract(ctx context.Context, e *env, args []string) error {
 	o := worktree.ExtractOptions{Txn: filepath.Join(e.Root, line.PatchesDir)}
-	if err := e.parseOptions("extract", "[-force]", args, &o); err != nil {
+	if err := parseOptions(e, "extract", "[-force]", args, &o, extractFlags); err != nil {
 		return err
 	}
 	changes, renum, err := e.Tree.Extract(ctx, e.Line.Dir, o)
@@ -19,6 +20,11 @@ func runExtract(ctx context.Context, e *env, args []string) error {
 	}
 	worktree.ExtractReport(e.Tree.Log, e.stderr, filepath.Join(line.PatchesDir, e.Line.Name), changes, renum)
 	return nil
+}
+
+// extractFlags declares extract's flags on fs, into o.
+func extractFlags(fs *flag.FlagSet, o *worktree.ExtractOptions) {
+	fs.BoolVar(&o.Force, "force", false, "overwrite patch files changed since nomadfork last wrote or applied them")
 }
 
 func init() { register(command{Name: "extract", Run: runExtract, Lock: true}) }

@@ -193,20 +193,16 @@ func newFlags(e *env, name, synopsis string) *flag.FlagSet {
 	return fs
 }
 
-// options are a verb's flags, and maybe their checks (Check() error),
-// which the engine the verb drives declares (as cmd/go's internal/work
-// declares the build flags).
-type options interface{ Flags(fs *flag.FlagSet) }
-
-// parseOptions parses args into o, selects the line -line names and
-// checks o.
-func (e *env) parseOptions(name, synopsis string, args []string, o options) error {
+// parseOptions declares the verb name's flags into o with flags (its
+// file's), parses args, selects the line -line names and checks o when
+// the engine gives its options a Check() error.
+func parseOptions[O any](e *env, name, synopsis string, args []string, o *O, flags func(*flag.FlagSet, *O)) error {
 	fs := newFlags(e, name, synopsis)
-	o.Flags(fs)
+	flags(fs, o)
 	if err := e.parse(fs, args, 0); err != nil {
 		return err
 	}
-	if c, ok := o.(interface{ Check() error }); ok {
+	if c, ok := any(o).(interface{ Check() error }); ok {
 		return c.Check()
 	}
 	return nil

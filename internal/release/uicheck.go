@@ -49,33 +49,34 @@ func CheckUI(ctx context.Context, self, nomad, dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	cmd, err := sandbox.Command([]string{self, UICheckArg, nomad, dir})
-	if err != nil {
-		return err
-	}
-	var out strings.Builder
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	if err := runCtx(ctx, cmd); err != nil {
-		return fmt.Errorf("UI check of %s: %w\n%s", nomad, err, strings.TrimSpace(out.String()))
+	if out, err := sandboxed(ctx, []string{self, UICheckArg, nomad, dir}); err != nil {
+		return fmt.Errorf("UI check of %s: %w\n%s", nomad, err, strings.TrimSpace(out))
 	}
 	return nil
 }
 
-// runCtx runs cmd and interrupts it when ctx ends.
-func runCtx(ctx context.Context, cmd *exec.Cmd) error {
+// sandboxed runs argv in the sandbox and returns its output, stdout and
+// stderr together; it interrupts argv when ctx ends.
+func sandboxed(ctx context.Context, argv []string) (string, error) {
+	cmd, err := sandbox.Command(argv)
+	if err != nil {
+		return "", err
+	}
+	var out strings.Builder
+	cmd.Stdout = &out
+	cmd.Stderr = &out
 	if err := cmd.Start(); err != nil {
-		return err
+		return "", err
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
-		return err
+		return out.String(), err
 	case <-ctx.Done():
 		_ = cmd.Process.Signal(os.Interrupt)
 		<-done
-		return ctx.Err()
+		return out.String(), ctx.Err()
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/nomad-client-fork/nomad-client-fork/internal/harness/sandbox"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/build"
 
@@ -174,18 +173,12 @@ func Names(sums string) []string {
 // checkVersion runs argv (a nomad version command) in the sandbox and
 // checks that it names the release's version.
 func checkVersion(ctx context.Context, argv []string, version string) error {
-	cmd, err := sandbox.Command(argv)
+	out, err := sandboxed(ctx, argv)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, out)
 	}
-	var out strings.Builder
-	cmd.Stdout = &out
-	cmd.Stderr = &out
-	if err := runCtx(ctx, cmd); err != nil {
-		return fmt.Errorf("%s: %w\n%s", strings.Join(argv, " "), err, out.String())
-	}
-	if want := "Nomad v" + version; !strings.Contains(out.String(), want) {
-		return fmt.Errorf("%s printed %q, want %q", strings.Join(argv, " "), strings.TrimSpace(out.String()), want)
+	if want := "Nomad v" + version; !strings.Contains(out, want) {
+		return fmt.Errorf("%s printed %q, want %q", strings.Join(argv, " "), strings.TrimSpace(out), want)
 	}
 	return nil
 }

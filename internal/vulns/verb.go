@@ -2,7 +2,6 @@ package vulns
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -17,14 +16,6 @@ import (
 type Options struct {
 	Pkgs, Out, From string
 	Doc             bool
-}
-
-// Flags declares the options' flags on fs.
-func (o *Options) Flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.Pkgs, "pkgs", ".", "the packages to scan, space-separated, relative to the work tree (default: the nomad binary's main package)")
-	fs.StringVar(&o.Out, "o", "", "output `dir` (default out/vulns/<line>)")
-	fs.BoolVar(&o.Doc, "doc", false, "also write docs/security/<line>.md")
-	fs.StringVar(&o.From, "from", "", "scan nothing: read a saved govulncheck -json `file` (such as <o>/govulncheck.json)")
 }
 
 // A Job is the vulns verb on a line: its scan (LineScan) and gate.

@@ -3,7 +3,6 @@ package export
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -24,13 +23,6 @@ type Options struct {
 	// Scratch is the tool's own directory for the scratch work trees
 	// (tree/, verify/): never under Out, whose files are the user's.
 	Scratch string
-}
-
-// Flags declares the options' flags on fs; -o defaults to o.Out.
-func (o *Options) Flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.Out, "o", o.Out, "write the mboxes to `dir`: NNNN-subject.mbox per PR (the patch and its declared dependencies) and series.mbox")
-	fs.BoolVar(&o.Verify, "verify", false, "apply each PR's mbox with plain git am onto a fresh upstream tree and build it")
-	fs.BoolVar(&o.NoBuild, "no-build", false, "with -verify, apply only (check builds each patch on its dependencies); make test does so")
 }
 
 // Check refuses an empty -o, and -no-build without -verify (it would be

@@ -3,7 +3,6 @@ package status
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -22,14 +21,6 @@ type Options struct {
 	AllLines, Markdown, Doc bool
 	// LineGiven: the command line named a line with -line.
 	LineGiven bool
-}
-
-// Flags declares the options' flags on fs.
-func (o *Options) Flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.Against, "against", "", "comma-separated upstream `versions` to try the series against (default: targets.json's newer than the pin)")
-	fs.BoolVar(&o.AllLines, "all-lines", false, "every maintained line, each against targets.json's versions newer than its pin")
-	fs.BoolVar(&o.Markdown, "markdown", false, "with -all-lines, print the status as Markdown, a table per line")
-	fs.BoolVar(&o.Doc, "doc", false, "with -all-lines, write that Markdown into docs/status.md between its status-per-line markers")
 }
 
 func usage(format string, args ...any) error { return cli.UsageError{Err: fmt.Errorf(format, args...)} }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nomad-client-fork/nomad-client-fork/internal/cli"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/git"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/progress"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series"
@@ -27,6 +28,11 @@ type ApplyOptions struct {
 	// AllowEmpty accepts an empty or missing series (the apply verb's
 	// SeriesAndBase).
 	AllowEmpty bool
+}
+
+// Check refuses flags that exclude each other.
+func (o ApplyOptions) Check() error {
+	return cli.AtMostOne(cli.Flag{Name: "force", Set: o.Force}, cli.Flag{Name: "continue", Set: o.Continue}, cli.Flag{Name: "abort", Set: o.Abort})
 }
 
 // Apply makes the work tree hold base plus one commit per patch. It resumes

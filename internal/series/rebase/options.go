@@ -16,9 +16,9 @@ import (
 	"github.com/nomad-client-fork/nomad-client-fork/internal/series/upstream"
 )
 
-// The flags and argument checks of the verbs this package drives (rebase,
-// drop, status), declared here as cmd/go's internal/work declares the
-// build flags; the checks return cli.UsageError values.
+// The options of the verbs this package drives (rebase, drop) and their
+// checks, which return cli.UsageError values; cmd/nomadfork declares
+// their flags.
 
 func usage(format string, args ...any) error { return cli.UsageError{Err: fmt.Errorf(format, args...)} }
 
@@ -28,16 +28,6 @@ type Options struct {
 	Onto                     string
 	NewLine, Continue, Abort bool
 	Nested                   upstream.NestedFlag
-}
-
-// Flags declares the options' flags on fs.
-func (o *Options) Flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.Onto, "onto", "", "move the series onto upstream `version`, such as v1.6.1")
-	fs.BoolVar(&o.NewLine, "new-line", false, "with -onto, make a new line of the target version from the selected line, which stays as it is")
-	fs.BoolVar(&o.Continue, "continue", false, "go on after resolving a conflict and staging it with 'git add', or after an interruption")
-	fs.BoolVar(&o.Abort, "abort", false, "undo the rebase: restore the work tree (remove a new line's); pin, patches and CHANGELOG.md were never touched")
-	o.Nested = upstream.NestedFlag{}
-	fs.Var(o.Nested, "nested", "use `path@version` for a nested module (repeatable); default: targets.json, else the tag commit's pseudo-version")
 }
 
 // Check refuses a combination of the flags that means nothing.
@@ -125,13 +115,6 @@ func (s *Session) Done(rep *Report, err error) (hint.Message, error) {
 type DropOptions struct {
 	Patch, Applied, PR string
 	Verify             bool
-}
-
-// Flags declares the options' flags on fs.
-func (o *DropOptions) Flags(fs *flag.FlagSet) {
-	fs.StringVar(&o.Applied, "applied-upstream", "", "the upstream `version` that carries the change")
-	fs.StringVar(&o.PR, "pr", "", "the https `url` of the upstream pull request that carries it")
-	fs.BoolVar(&o.Verify, "verify", false, "while a rebase of the line is stopped at the patch: prove that the rebase's target carries it (its own tests pass there without its production changes, in the sandbox), drop it and go on with the rebase")
 }
 
 // Parse parses args, the patch before, after or among the flags (as the
