@@ -63,3 +63,8 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
+
+// The simulated nodes' view of their allocations, shared with sim/.
+require github.com/nomad-client-fork/nomad-client-fork/simstate v0.0.0
+
+replace github.com/nomad-client-fork/nomad-client-fork/simstate => ./simstate

@@ -6,6 +6,11 @@ go 1.26.0
 // run-time defaults (GODEBUG) of go 1.20, as Nomad's go.mod does.
 godebug default=go1.20
 
+// The nodes' view of their allocations, shared with nomadfork.
+require github.com/nomad-client-fork/nomad-client-fork/simstate v0.0.0
+
+replace github.com/nomad-client-fork/nomad-client-fork/simstate => ../simstate
+
 // The simulator builds against the patched Nomad work tree next to it.
 replace (
 	github.com/hashicorp/nomad => ../nomad

@@ -7,36 +7,18 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/simstate"
 )
 
-// NodesState is the simulated nodes' own view of their allocations, as the
-// simulator serves it (sim/nodesim.State).
-type NodesState struct {
-	Nodes      []NodeState `json:"nodes"`
-	HeapInuse  uint64      `json:"heap_inuse"`
-	Goroutines int         `json:"goroutines"`
-}
-
-// NodeState is a node's view of its allocations.
-type NodeState struct {
-	Name   string       `json:"name"`
-	ID     string       `json:"id"`
-	Allocs []AllocState `json:"allocs"`
-}
-
-// AllocState is what a node's alloc runner reported last.
-type AllocState struct {
-	ID           string               `json:"id"`
-	ClientStatus string               `json:"client_status"`
-	Healthy      *bool                `json:"healthy,omitempty"`
-	Tasks        map[string]TaskState `json:"tasks"`
-}
-
-// TaskState is a task's state and how many events it has.
-type TaskState struct {
-	State  string `json:"state"`
-	Events int    `json:"events"`
-}
+// The simulated nodes' own view of their allocations, as the simulator
+// serves it at /v1/state: one definition, in the simstate module that
+// sim/nodesim serves it from.
+type (
+	NodesState = simstate.State
+	NodeState  = simstate.NodeState
+	AllocState = simstate.AllocState
+	TaskState  = simstate.TaskState
+)
 
 // Check is the comparison of the servers' view with the nodes'.
 type Check struct {

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/nomad/client"
 	"github.com/hashicorp/nomad/client/allocrunner/interfaces"
 	"github.com/hashicorp/nomad/client/config"
+	"github.com/nomad-client-fork/nomad-client-fork/simstate"
 )
 
 // node is a simulated node: its client and the alloc runners it built.
@@ -39,38 +40,14 @@ func (n *node) track(f config.AllocRunnerFactory) config.AllocRunnerFactory {
 	}
 }
 
-// State is the simulated nodes' own view of their allocations, to compare
-// with the servers'.
-type State struct {
-	Nodes []NodeState `json:"nodes"`
-
-	// HeapInuse and Goroutines describe the simulator process.
-	HeapInuse  uint64 `json:"heap_inuse"`
-	Goroutines int    `json:"goroutines"`
-}
-
-// NodeState is a node's view of its allocations.
-type NodeState struct {
-	Name   string       `json:"name"`
-	ID     string       `json:"id"`
-	Allocs []AllocState `json:"allocs"`
-}
-
-// AllocState is a node's view of an allocation: what its alloc runner
-// reported last.
-type AllocState struct {
-	ID           string `json:"id"`
-	ClientStatus string `json:"client_status"`
-	// Healthy is the deployment health the runner decided, nil if none.
-	Healthy *bool                `json:"healthy,omitempty"`
-	Tasks   map[string]TaskState `json:"tasks"`
-}
-
-// TaskState is a task's state and how many events it has.
-type TaskState struct {
-	State  string `json:"state"`
-	Events int    `json:"events"`
-}
+// The nodes' own view of their allocations, to compare with the servers':
+// one definition, in the simstate module nomadfork reads it with.
+type (
+	State      = simstate.State
+	NodeState  = simstate.NodeState
+	AllocState = simstate.AllocState
+	TaskState  = simstate.TaskState
+)
 
 // State returns the nodes' view of the allocations of their alloc runners
 // that are not destroyed.

@@ -1,0 +1,3 @@
+module github.com/nomad-client-fork/nomad-client-fork/simstate
+
+go 1.22
