@@ -66,6 +66,17 @@ func (c Cmd) Output(ctx context.Context, args ...string) ([]byte, error) {
 	return c.run(ctx, true, args)
 }
 
+// Argv returns the command line that runs go with args elsewhere (such as
+// inside the sandbox, where the caller starts it): the go command of the
+// toolchain c.Dir selects, then args.
+func (c Cmd) Argv(ctx context.Context, args ...string) []string {
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	return append([]string{c.binary(ctx, env)}, args...)
+}
+
 // CombinedOutput runs go with args and returns its stdout and stderr
 // interleaved, as exec.Cmd.CombinedOutput does.
 func (c Cmd) CombinedOutput(ctx context.Context, args ...string) ([]byte, error) {

@@ -74,3 +74,30 @@ func TestBinaryNeedsNoSwitch(t *testing.T) {
 		}
 	}
 }
+
+// TestArgvRunsTheSelectedToolchain: a command line built for another
+// runner (the sandbox) starts the toolchain Cmd would run, with the args.
+func TestArgvRunsTheSelectedToolchain(t *testing.T) {
+	ctx := context.Background()
+	c := Cmd{Env: append(os.Environ(), "GOTOOLCHAIN=local")}
+	argv := c.Argv(ctx, "env", "GOVERSION")
+	if len(argv) != 3 || argv[1] != "env" || argv[2] != "GOVERSION" {
+		t.Fatalf("argv = %q, want the go command then env GOVERSION", argv)
+	}
+	if argv[0] != c.binary(ctx, c.Env) || argv[0] == "go" {
+		t.Fatalf("argv[0] = %q, want the resolved toolchain's go command", argv[0])
+	}
+	want, err := c.Output(ctx, "env", "GOVERSION")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = c.Env
+	got, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%q printed %q, Cmd.Output %q", argv, got, want)
+	}
+}

@@ -67,7 +67,12 @@ func (s *Suite) List(ctx context.Context, patterns ...string) ([]string, error) 
 
 // Run runs inv inside a new sandbox and adds its results to rep.
 func (s *Suite) Run(ctx context.Context, inv Invocation, rep *gotest.Report) error {
-	argv := []string{"go", "test", "-json", "-count=1", "-buildvcs=false", "-timeout=20m"}
+	bin, err := filepath.Abs(s.BinDir)
+	if err != nil {
+		return err
+	}
+	env := build.GoEnvFlags(s.GoFlags, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	argv := gocmd.Cmd{Dir: s.Dir, Env: env}.Argv(ctx, "test", "-json", "-count=1", "-buildvcs=false", "-timeout=20m")
 	argv = append(argv, inv.Flags...)
 	if inv.Skip != "" {
 		argv = append(argv, "-skip", inv.Skip)
@@ -80,12 +85,8 @@ func (s *Suite) Run(ctx context.Context, inv Invocation, rep *gotest.Report) err
 	if err != nil {
 		return err
 	}
-	bin, err := filepath.Abs(s.BinDir)
-	if err != nil {
-		return err
-	}
 	cmd.Dir = s.Dir
-	cmd.Env = build.GoEnvFlags(s.GoFlags, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.Env = env
 	cmd.Stdout = nil
 	cmd.Stderr = s.Log
 	stdout, err := cmd.StdoutPipe()
