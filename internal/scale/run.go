@@ -301,11 +301,18 @@ func (r *run) waitNodes(ctx context.Context, t0 time.Time) error {
 func readyNodes(nodes []cluster.NodeStub) int {
 	ready := 0
 	for _, n := range nodes {
-		if d := n.Drivers["mock_driver"]; strings.HasPrefix(n.Name, nodePrefix) && n.Status == "ready" && d != nil && d.Healthy {
+		if simNodeReady(n) {
 			ready++
 		}
 	}
 	return ready
+}
+
+// simNodeReady reports whether n is a simulated node, ready with a healthy
+// mock driver.
+func simNodeReady(n cluster.NodeStub) bool {
+	d := n.Drivers["mock_driver"]
+	return strings.HasPrefix(n.Name, nodePrefix) && n.Status == "ready" && d != nil && d.Healthy
 }
 
 // jobID is the i-th job's ID.

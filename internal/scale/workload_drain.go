@@ -23,13 +23,6 @@ type DrainResult struct {
 	Seconds float64 `json:"drain_seconds"`
 }
 
-// simNodeReady reports whether n is a simulated node, ready with a healthy
-// mock driver.
-func simNodeReady(n cluster.NodeStub) bool {
-	d := n.Drivers["mock_driver"]
-	return strings.HasPrefix(n.Name, nodePrefix) && n.Status == "ready" && d != nil && d.Healthy
-}
-
 // migrate is the scale jobs' migrate block: a drain moves every
 // allocation of a job at once (max_parallel its count), each replacement
 // healthy on its task states after the deployments' min_healthy_time.
