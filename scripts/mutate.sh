@@ -260,6 +260,7 @@ v1.5.6|v1.6.1) # the factory is upstream's (#17161); 0002 adds its tests
   ;;
 esac
 run metrics-trigger client/alloc_update_metrics.go '	if retry {' '	if _ = retry; false {' ./client/ 'TestClient_AllocSync_Metrics$'
+run metrics-rpc-time-not-emitted client/alloc_update_metrics.go '	metrics.MeasureSinceWithLabels([]string{"client", "allocations", "updates", "rpc_time"}, start, labels)' '	_, _ = start, labels' ./client/ 'TestClient_AllocSync_Metrics$'
 run csi-not-shared client/allocrunner/alloc_runner.go '			AllocHookResources:  ar.hookResources,
 ' '' ./client/allocrunner/ 'TestAllocRunner_CSIMounts_SharedWithTaskRunners$'
 # The #16623 fix is both: the shared resources and the nil default. Revert both.

@@ -12,6 +12,12 @@ type State struct {
 	// HeapInuse and Goroutines describe the simulator process.
 	HeapInuse  uint64 `json:"heap_inuse"`
 	Goroutines int    `json:"goroutines"`
+
+	// UpdateAllocRTT is the round trip of every Node.UpdateAlloc RPC the
+	// simulated nodes made since the simulator started (the clients'
+	// nomad.client.allocations.updates.rpc_time timer), all nodes
+	// together; nil from a simulator that does not serve it.
+	UpdateAllocRTT *Histogram `json:"update_alloc_rtt,omitempty"`
 }
 
 // NodeState is a node's view of its allocations.

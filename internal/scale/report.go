@@ -101,6 +101,18 @@ var rows = []row{
 		n := phaseSum(r, func(p *experiment.Phase) float64 { return p.UpdateAllocRPCs })
 		return phaseSum(r, func(p *experiment.Phase) float64 { return p.UpdateAllocMillis }) / n, n > 0
 	})),
+	keyed("update_alloc_rtt_p50_ms", numRow("client `Node.UpdateAlloc` round trip p50", "%.1f ms", func(r *Result) (float64, bool) {
+		if r.UpdateAllocRTT == nil {
+			return 0, false
+		}
+		return r.UpdateAllocRTT.P50Ms, true
+	})),
+	keyed("update_alloc_rtt_p99_ms", numRow("client `Node.UpdateAlloc` round trip p99", "%.1f ms", func(r *Result) (float64, bool) {
+		if r.UpdateAllocRTT == nil {
+			return 0, false
+		}
+		return r.UpdateAllocRTT.P99Ms, true
+	})),
 	keyed("raft_applies", totalRow("Raft applies (servers)", "%.0f", func(p *experiment.Phase) float64 { return p.RaftApplies })),
 	keyed("raft_mb", numRow("Raft log bytes", "%.2f MB", func(r *Result) (float64, bool) {
 		var t float64

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment"
 	"github.com/nomad-client-fork/nomad-client-fork/internal/experiment/cluster"
+	"github.com/nomad-client-fork/nomad-client-fork/simstate"
 )
 
 // RunArg is the hidden first argument with which the scale verb
@@ -55,6 +56,11 @@ type Result struct {
 	RSSIdle uint64 `json:"rss_idle_bytes"`
 	RSS     uint64 `json:"rss_bytes"`
 	RSSPeak uint64 `json:"rss_peak_bytes"`
+	// UpdateAllocRTT is the clients' own Node.UpdateAlloc round trip over
+	// the phases, UpdateAllocRTTPhases per phase; nil when the simulator
+	// serves no histogram or timed no RPC (a build without the timer).
+	UpdateAllocRTT       *RTT  `json:"update_alloc_rtt,omitempty"`
+	UpdateAllocRTTPhases []RTT `json:"update_alloc_rtt_phases,omitempty"`
 	// HeapInuse and Goroutines are the simulator's own, at steady state.
 	HeapInuse    uint64    `json:"heap_inuse_bytes"`
 	Goroutines   int       `json:"goroutines"`
@@ -158,6 +164,7 @@ func (r *run) run(ctx context.Context) error {
 	r.logf("%d nodes ready in %.1fs; simulator RSS %s", r.opts.Nodes, r.res.NodesSeconds, mib(r.res.RSSIdle))
 
 	var edges []experiment.Snapshot
+	var rtts []*simstate.Histogram // the round trip histogram at each edge
 	snap := func() error {
 		sn, err := r.snapshot(ctx)
 		if err != nil {
@@ -165,6 +172,11 @@ func (r *run) run(ctx context.Context) error {
 		}
 		edges = append(edges, sn)
 		r.res.LoadAvg = append(r.res.LoadAvg, sn.Load1)
+		h, err := r.rttHistogram(ctx)
+		if err != nil {
+			r.logf("reading the round trip histogram: %v", err)
+		}
+		rtts = append(rtts, h)
 		return nil
 	}
 	if err := snap(); err != nil {
@@ -223,6 +235,10 @@ func (r *run) run(ctx context.Context) error {
 			p.Seconds = durations[i]
 		}
 		r.res.Phases = append(r.res.Phases, p)
+	}
+	r.res.UpdateAllocRTT, r.res.UpdateAllocRTTPhases, err = rttFigures(r.opts.Phases(), rtts)
+	if err != nil {
+		r.logf("the clients' round trip: %v", err)
 	}
 	r.res.RSS, r.res.RSSPeak, _ = r.sims.memory()
 	if err := r.check(ctx); err != nil {

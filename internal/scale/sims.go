@@ -59,10 +59,10 @@ func readState(ctx context.Context, url string) (*NodesState, error) {
 	return &st, nil
 }
 
-// mergeStates joins the simulators' views: every node, the heaps and
-// goroutines summed.
+// mergeStates joins the simulators' views: every node, the heaps,
+// goroutines and round trip histograms summed.
 func mergeStates(states []*NodesState) *NodesState {
-	out := &NodesState{}
+	out := &NodesState{UpdateAllocRTT: mergeHistograms(states)}
 	for _, st := range states {
 		out.Nodes = append(out.Nodes, st.Nodes...)
 		out.HeapInuse += st.HeapInuse

@@ -91,6 +91,8 @@ type Simulator struct {
 	logger  hclog.Logger
 	clients []*client.Client
 	nodes   []*node
+	// rtt counts the nodes' Node.UpdateAlloc round trips.
+	rtt *timerSink
 }
 
 // Start starts the configured number of simulated nodes. They register with
@@ -114,6 +116,12 @@ func Start(conf *Config) (*Simulator, error) {
 	sim := &Simulator{
 		logger:  logger,
 		clients: make([]*client.Client, 0, conf.Nodes),
+		rtt:     newTimerSink(UpdateAllocRTTKey, RTTBoundsMs),
+	}
+	// The clients emit their metrics to the process's global sink: count
+	// their round trips there, from before the first node starts.
+	if err := installTimerSink(sim.rtt); err != nil {
+		return nil, fmt.Errorf("failed to install the metrics sink: %w", err)
 	}
 	factory := config.AllocRunnerFactory(runner.New)
 	if conf.Timings != nil {

@@ -22,6 +22,7 @@ func TestState_Schema(t *testing.T) {
 			}},
 		}},
 		HeapInuse: 32 << 20, Goroutines: 412,
+		UpdateAllocRTT: &Histogram{BoundsMs: []float64{1, 1.1, 1.21}, Counts: []uint64{2, 5, 6}, Count: 7},
 	}
 	got, err := json.MarshalIndent(st, "", "  ")
 	must.NoError(t, err)

@@ -50,31 +50,21 @@ type (
 )
 
 // State returns the nodes' view of the allocations of their alloc runners
-// that are not destroyed.
+// that are not destroyed, and the simulator's figures.
 func (s *Simulator) State() *State {
+	return s.state(true)
+}
+
+// state returns State, without the nodes unless withNodes.
+func (s *Simulator) state(withNodes bool) *State {
 	st := &State{Nodes: make([]NodeState, 0, len(s.nodes)), Goroutines: runtime.NumGoroutine()}
-	for _, n := range s.nodes {
-		ns := NodeState{Name: n.name, ID: n.client.NodeID()}
-		n.mu.Lock()
-		for id, ar := range n.runners {
-			if ar.IsDestroyed() {
-				delete(n.runners, id)
-				continue
-			}
-			as := ar.AllocState()
-			a := AllocState{ID: id, ClientStatus: as.ClientStatus, Tasks: map[string]TaskState{}}
-			if ds := as.DeploymentStatus; ds != nil && ds.Healthy != nil {
-				healthy := *ds.Healthy
-				a.Healthy = &healthy
-			}
-			for name, ts := range as.TaskStates {
-				a.Tasks[name] = TaskState{State: ts.State, Events: len(ts.Events)}
-			}
-			ns.Allocs = append(ns.Allocs, a)
+	if s.rtt != nil {
+		st.UpdateAllocRTT = s.rtt.histogram()
+	}
+	if withNodes {
+		for _, n := range s.nodes {
+			st.Nodes = append(st.Nodes, n.state())
 		}
-		n.mu.Unlock()
-		sort.Slice(ns.Allocs, func(i, j int) bool { return ns.Allocs[i].ID < ns.Allocs[j].ID })
-		st.Nodes = append(st.Nodes, ns)
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
@@ -82,8 +72,35 @@ func (s *Simulator) State() *State {
 	return st
 }
 
+// state returns the node's view of the allocations of its alloc runners
+// that are not destroyed.
+func (n *node) state() NodeState {
+	ns := NodeState{Name: n.name, ID: n.client.NodeID()}
+	n.mu.Lock()
+	for id, ar := range n.runners {
+		if ar.IsDestroyed() {
+			delete(n.runners, id)
+			continue
+		}
+		as := ar.AllocState()
+		a := AllocState{ID: id, ClientStatus: as.ClientStatus, Tasks: map[string]TaskState{}}
+		if ds := as.DeploymentStatus; ds != nil && ds.Healthy != nil {
+			healthy := *ds.Healthy
+			a.Healthy = &healthy
+		}
+		for name, ts := range as.TaskStates {
+			a.Tasks[name] = TaskState{State: ts.State, Events: len(ts.Events)}
+		}
+		ns.Allocs = append(ns.Allocs, a)
+	}
+	n.mu.Unlock()
+	sort.Slice(ns.Allocs, func(i, j int) bool { return ns.Allocs[i].ID < ns.Allocs[j].ID })
+	return ns
+}
+
 // StatePath is the path of the simulator's HTTP API that serves State as
-// JSON.
+// JSON; with the query nodes=false, without the nodes (the simulator's
+// figures alone, quick to read at any time).
 const StatePath = "/v1/state"
 
 // Handler serves State as JSON at StatePath.
@@ -94,8 +111,9 @@ func (s *Simulator) Handler() http.Handler {
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 			return
 		}
+		withNodes := r.URL.Query().Get("nodes") != "false"
 		w.Header().Set("Content-Type", "application/json")
-		if err := json.NewEncoder(w).Encode(s.State()); err != nil {
+		if err := json.NewEncoder(w).Encode(s.state(withNodes)); err != nil {
 			s.logger.Warn("failed to write the state", "error", err)
 		}
 	})

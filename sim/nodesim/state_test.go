@@ -103,6 +103,20 @@ func TestSimulator_RealisticRestore(t *testing.T) {
 		}
 	}
 	must.Eq(t, 2*nodes, seen)
+	// The nodes' Node.UpdateAlloc round trips reached the simulator's
+	// histogram (the series' timer, 0007).
+	must.NotNil(t, st.UpdateAllocRTT)
+	must.Positive(t, st.UpdateAllocRTT.Count)
+
+	// Without the nodes: the simulator's figures alone.
+	resp, err = http.Get(hs.URL + StatePath + "?nodes=false")
+	must.NoError(t, err)
+	var figures State
+	must.NoError(t, json.NewDecoder(resp.Body).Decode(&figures))
+	resp.Body.Close()
+	must.SliceEmpty(t, figures.Nodes)
+	must.NotNil(t, figures.UpdateAllocRTT)
+	must.Positive(t, figures.HeapInuse)
 
 	// Started again on the same data dir, the nodes restore their
 	// allocations as they were.
