@@ -73,17 +73,11 @@ func rttFigures(phases []string, edges []*simstate.Histogram) (*RTT, []RTT, erro
 // rttHistogram reads the simulators' round trip histograms, without their
 // nodes, summed over the simulators; nil when one serves none.
 func (r *run) rttHistogram(ctx context.Context) (*simstate.Histogram, error) {
-	ctx, cancel := context.WithTimeout(ctx, nodesStateTimeout)
-	defer cancel()
-	var states []*NodesState
-	for _, url := range r.sims.stateURLs() {
-		st, err := readState(ctx, url+"?nodes=false")
-		if err != nil {
-			return nil, err
-		}
-		states = append(states, st)
+	st, err := r.nodesState(ctx, false)
+	if err != nil {
+		return nil, err
 	}
-	return mergeHistograms(states), nil
+	return st.UpdateAllocRTT, nil
 }
 
 // mergeHistograms sums the simulators' round trip histograms; nil when one

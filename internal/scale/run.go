@@ -409,7 +409,7 @@ func (r *run) check(ctx context.Context) error {
 			unconverged[id] = why
 		}
 	}
-	st, err := r.nodesState(ctx)
+	st, err := r.nodesState(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -429,14 +429,19 @@ func (r *run) check(ctx context.Context) error {
 	return nil
 }
 
-// nodesState reads the simulated nodes' own view of their allocations.
-func (r *run) nodesState(ctx context.Context) (*NodesState, error) {
+// nodesState reads the simulated nodes' own view of their allocations
+// and the simulators' figures, merged; without the nodes unless withNodes.
+func (r *run) nodesState(ctx context.Context, withNodes bool) (*NodesState, error) {
 	// A simulator of hundreds of nodes on a loaded machine takes its time.
 	ctx, cancel := context.WithTimeout(ctx, nodesStateTimeout)
 	defer cancel()
+	query := ""
+	if !withNodes {
+		query = "?nodes=false"
+	}
 	var states []*NodesState
 	for _, url := range r.sims.stateURLs() {
-		st, err := readState(ctx, url)
+		st, err := readState(ctx, url+query)
 		if err != nil {
 			return nil, err
 		}
