@@ -196,17 +196,19 @@ run unknown-server-typical client/alloc_update_priority.go '	statusChanged := se
 	}
 	statusChanged := update.ClientStatus != server.ClientStatus' ./client/ 'TestAllocUpdatePriority$'
 run status-change-typical client/alloc_update_priority.go '	statusChanged := server == nil || update.ClientStatus != server.ClientStatus' '	statusChanged := server == nil' ./client/ 'TestAllocUpdatePriority$'
-run health-typical client/alloc_update_priority.go '	case statusChanged || !pointer.Eq(allocHealthy(update), allocHealthy(server)) ||' '	case statusChanged || false && !pointer.Eq(allocHealthy(update), allocHealthy(server)) ||' ./client/ 'TestAllocUpdatePriority$'
+run health-typical client/alloc_update_priority.go '	case !pointer.Eq(allocHealthy(update), allocHealthy(server)) ||' '	case false && !pointer.Eq(allocHealthy(update), allocHealthy(server)) ||' ./client/ 'TestAllocUpdatePriority$'
 run terminal-not-at-once client/alloc_update_priority.go '	case statusChanged && update.ClientTerminalStatus():' '	case false:' ./client/ 'TestAllocUpdatePriority$|TestAllocUpdateBuffer_Urgent$|TestClient_AllocSync_LeadingEdge$'
 run every-status-change-at-once client/alloc_update_priority.go '	case statusChanged && update.ClientTerminalStatus():' '	case statusChanged:' ./client/ 'TestAllocUpdatePriority$|TestAllocUpdateBuffer_Urgent$'
 run every-urgent-wakes client/alloc_updates.go '	if priority == allocUpdateAtOnce {' '	if priority >= allocUpdateUrgent {' ./client/ 'TestAllocUpdateBuffer_Urgent$'
 run failed-to-start-not-at-once client/alloc_updates.go '	priority := allocUpdateAtOnce
 	if !failedToStart {' '	priority := allocUpdateTypical
 	if !failedToStart {' ./client/ 'TestAllocUpdateBuffer_Urgent$'
-run urgency-not-kept client/alloc_updates.go '			b.urgent--
-			update.urgent = true' '			b.urgent--' ./client/ 'TestAllocUpdateBuffer_Urgent$'
+run urgency-not-kept client/alloc_updates.go '				update.urgent, update.progress = true, prev.progress' '				update.progress = prev.progress' ./client/ 'TestAllocUpdateBuffer_Urgent$'
 run urgency-counted-after-drop client/alloc_updates.go '		if prev, ok := b.pending[alloc.ID]; ok && prev.urgent {
 			b.urgent--
+			if prev.progress {
+				b.progress--
+			}
 		}' '' ./client/ 'TestAllocUpdateBuffer_Urgent$'
 run no-wake-on-at-once-add client/alloc_updates.go '	if priority == allocUpdateAtOnce {
 		select {' '	if false {
@@ -221,11 +223,11 @@ run at-once-restarts-ticker client/alloc_updates.go '			if !atOnce {
 				tickCh = resetTicker(cadence.SyncInterval)
 			}' '			tickCh = resetTicker(cadence.SyncInterval)
 			_ = atOnce' ./client/ 'TestClient_AllocSync_Cadence$'
-run typical-not-held client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if _, _ = retry, typical; true {' ./client/ 'TestClient_AllocSync_Cadence$'
+run typical-not-held client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent(!progress) {' 'if _, _, _ = retry, typical, progress; true {' ./client/ 'TestClient_AllocSync_Cadence$'
 run typical-after-quiet-spell client/alloc_updates.go '			typical = ticks%cadence.TypicalTicks == 0' '			typical = ticks >= cadence.TypicalTicks' ./client/ 'TestClient_AllocSync_Cadence$'
-run urgent-waits-for-typical client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if retry || typical {' ./client/ 'TestClient_AllocSync_Cadence$'
+run urgent-waits-for-typical client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent(!progress) {' 'if _ = progress; retry || typical {' ./client/ 'TestClient_AllocSync_Cadence$'
 run task-handle-typical client/alloc_update_priority.go '		allocTaskHandlesChanged(update, server):' '		false:' ./client/ 'TestAllocUpdatePriority$'
-run failed-typical-waits client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent() {' 'if typical || c.allocUpdates.hasUrgent() {' ./client/ 'TestClient_AllocSync_Cadence$'
+run failed-typical-waits client/alloc_updates.go 'if retry || typical || c.allocUpdates.hasUrgent(!progress) {' 'if typical || c.allocUpdates.hasUrgent(!progress) {' ./client/ 'TestClient_AllocSync_Cadence$'
 # 0030: the cadence from the client's alloc_update block (issue 33)
 run knob-interval-ignored client/alloc_updates.go '				tickCh = resetTicker(cadence.SyncInterval)' '				tickCh = resetTicker(allocSyncIntv)' ./client/ 'TestClient_AllocSync_ConfiguredCadence$'
 run knob-typical-ignored client/alloc_updates.go '			typical = ticks%cadence.TypicalTicks == 0' '			typical = ticks%allocSyncTypicalTicks == 0' ./client/ 'TestClient_AllocSync_ConfiguredCadence$'
@@ -236,6 +238,22 @@ run knob-not-merged command/agent/config.go '	result.AllocUpdate = a.AllocUpdate
 run knob-not-validated command/agent/command.go '	if err := config.Client.AllocUpdate.Validate(); err != nil {' '	if err := config.Client.AllocUpdate.Validate(); false && err != nil {' ./command/agent/ 'TestConfig_AllocUpdate$'
 run knob-multiple-unchecked nomad/structs/config/alloc_update.go '	if typical%sync != 0 {' '	if false {' ./command/agent/ 'TestConfig_AllocUpdate$'
 run knob-unknown-keys-accepted nomad/structs/config/alloc_update.go '	ExtraKeysHCL []string `hcl:",unusedKeys" json:"-"`' '	ExtraKeysHCL []string `json:"-"`' ./command/agent/ 'TestConfig_AllocUpdate$'
+# 0032: the client backoff (issue 33 part 3)
+run backoff-not-held client/alloc_updates.go '			progress = backoff.progressDue(ticks)' '			progress = true' ./client/ 'TestClient_AllocSync_SlowServersHoldProgress$'
+run backoff-not-timed client/alloc_updates.go '				backoff.sent(c.allocUpdates.now().Sub(sentAt))' '				_ = sentAt' ./client/ 'TestClient_AllocSync_SlowServersHoldProgress$'
+run backoff-always-slow client/alloc_update_backoff.go '	b.slow = rpcTime > b.interval' '	b.slow = true' ./client/ 'TestClient_AllocSync_SlowServersHoldProgress$|TestAllocSyncBackoff$'
+run backoff-every-tick client/alloc_update_backoff.go '	return !b.slow || ticks%b.ticks == 0' '	return !b.slow || ticks%b.ticks == 0 || true' ./client/ 'TestClient_AllocSync_SlowServersHoldProgress$|TestAllocSyncBackoff$'
+run first-running-urgent client/alloc_update_priority.go '	case statusChanged && server != nil &&' '	case false && server != nil &&' ./client/ 'TestAllocUpdatePriority$|TestClient_AllocSync_SlowServersHoldProgress$|TestAllocUpdateBuffer_Progress$'
+run progress-holds-urgent client/alloc_updates.go '				update.progress = update.progress && prev.progress' '				update.progress = update.progress || prev.progress' ./client/ 'TestAllocUpdateBuffer_Progress$'
+run progress-counted-after-drop client/alloc_updates.go '			b.urgent--
+			if prev.progress {
+				b.progress--
+			}
+		}
+		delete(b.pending, alloc.ID)' '			b.urgent--
+		}
+		delete(b.pending, alloc.ID)' ./client/ 'TestAllocUpdateBuffer_Progress$'
+run held-while-fast client/alloc_updates.go '	if holdProgress {' '	if true {' ./client/ 'TestAllocUpdateBuffer_Progress$|TestClient_AllocSync_SlowServersHoldProgress$'
 # 0006: the shutdown flush
 run no-shutdown-flush client/client.go '	c.flushAllocUpdates()
 ' '' ./client/ 'TestClient_Shutdown_FlushesAllocUpdates$'
