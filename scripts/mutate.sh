@@ -121,6 +121,16 @@ run v161-stale-ack-recorded client/alloc_server_state.go '	if p.takenSince != p.
 run v161-knob-typical-ignored client/alloc_updates.go '		!woken && updateTicks%typicalTicks == 0' '		!woken && updateTicks%allocSyncTypicalTicks == 0' ./client/ 'TestPendingClientUpdates_ConfiguredCadence$'
 run v161-knob-traffic-mode-ignored client/alloc_updates.go '	if !c.allocUpdateConfig().SendTerminalAtOnce {' '	if false {' ./client/ 'TestPendingClientUpdates_ConfiguredCadence$'
 run v161-knob-not-copied command/agent/agent.go '	conf.AllocUpdate = allocUpdateConfig' '	_ = allocUpdateConfig' ./command/agent/ 'TestConfig_AllocUpdate$'
+# 0030: the client backoff (issue 33 part 3)
+run v161-backoff-not-held client/client.go '			urgent = urgent || !p.heldLocked(c.allocs[allocID], update)' '			urgent = true' ./client/ 'TestPendingClientUpdates_Backoff$'
+run v161-backoff-always-held client/alloc_update_backoff.go '	p.holdTick = p.slow && updateTicks%progressTicks != 0' '	p.holdTick = updateTicks%progressTicks != 0' ./client/ 'TestPendingClientUpdates_Backoff$'
+run v161-backoff-unknown-held client/alloc_update_backoff.go '	if !p.holdTick || ar == nil || p.known[update.ID] < p.forgotten {' '	if !p.holdTick || ar == nil {' ./client/ 'TestPendingClientUpdates_Backoff$'
+run v161-backoff-not-timed client/alloc_update_metrics.go '		c.pendingUpdates.timed(now().Sub(sentAt) > c.allocUpdateConfig().SyncInterval)' '		_ = sentAt' ./client/ 'TestClient_UpdateAllocRPC_Backoff$'
+run v161-backoff-failure-timed client/alloc_update_metrics.go '	if err == nil {
+		c.pendingUpdates.timed(' '	if true {
+		c.pendingUpdates.timed(' ./client/ 'TestClient_UpdateAllocRPC_Backoff$'
+run v161-first-running-not-progress client/allocrunner/alloc_update_progress.go '	return held == structs.AllocClientStatusPending &&' '	return false && held == structs.AllocClientStatusPending &&' ./client/allocrunner/ 'TestAllocUpdateIsProgress$'
+run v161-status-change-progress client/allocrunner/alloc_update_progress.go '	return held == structs.AllocClientStatusPending &&' '	return true || held == structs.AllocClientStatusPending &&' ./client/allocrunner/ 'TestAllocUpdateIsProgress$'
 # 0006: the shutdown flush (issue 31: only confirmed sends count, the unsent
 # logged, the flush ends within Shutdown)
 run v161-unconfirmed-counted-sent client/alloc_flush.go '	if err == nil && resp.Index == 0 {' '	if false {' ./client/ 'TestClient_SendAllocUpdates_Unconfirmed$|TestClient_FlushAllocUpdates_Unconfirmed$'
