@@ -23,7 +23,7 @@ CONTRACT_QUICK := client,acl,nomad/structs,helper
 # Every maintained line (a directory patches/<version>/ with a pin).
 LINES = $(patsubst patches/%/upstream.json,%,$(wildcard patches/v*/upstream.json))
 
-.PHONY: all deps tool apply build release check check-lines check-lines-quick test test-full test-tool test-sim test-sim-lines status-doc bench faults scale vulns vulns-doc commands-doc clean
+.PHONY: all deps tool apply build release check check-lines check-lines-quick check-variants test test-full test-tool test-sim test-sim-lines status-doc bench faults scale vulns vulns-doc commands-doc clean
 
 # `make`: apply the line's series to its pinned upstream and build bin/nomad.
 all: build
@@ -67,6 +67,14 @@ check-lines-quick: tool
 		$(STEP) $(NOMADFORK) check -no-build -line $$l || exit 1; \
 	done
 
+# `make check-variants`: each rule variant the suites build
+# (LIVE_VARIANTS; docs/bench/variants/README.md) still applies to the fork's
+# HEAD, so `make bench` and `make scale` don't stop after a patch changes.
+# The other diffs there are kept for the record. Part of `make test`.
+LIVE_VARIANTS = seed every-tick upstream-urgency backoff no-backoff running-only
+check-variants: apply
+	@for v in $(LIVE_VARIANTS); do $(STEP) scripts/build-variant.sh -check $$v || exit 1; done
+
 # `make status-doc`: every line's series against the newer versions
 # targets.json names, written into docs/status.md between its status-per-line
 # markers (read-only otherwise; fetches upstream).
@@ -95,7 +103,8 @@ test-sim-lines: tool
 
 # `make test`: the tool's own tests, the series check on every line (each
 # patch applied exactly and on its declared dependencies, re-exported byte
-# for byte; compiling every prefix is test-full's), bin/nomad built with the release
+# for byte; compiling every prefix is test-full's), the rule variants the
+# suites build checked to apply (check-variants), bin/nomad built with the release
 # flags and checked to serve the web UI (a dev agent in the sandbox), each PR's export applied to a
 # fresh upstream tree with plain git am, upstream's client tests of the patched tree
 # in the sandbox, upstream's unchanged tests against the patched code
@@ -113,7 +122,7 @@ test-sim-lines: tool
 # job, 2 instances × 10 nodes, on a placement cluster of its own), then `nomadfork vulns`: govulncheck against the
 # pinned offline database, gated by the line's vulns baseline (docs/vulns.md).
 # CI runs exactly this.
-test: deps test-tool apply check-lines-quick
+test: deps test-tool apply check-lines-quick check-variants
 	$(STEP) $(NOMADFORK) build -check-ui $(L)
 	$(STEP) $(NOMADFORK) export -verify -no-build $(L)
 	$(STEP) $(NOMADFORK) test $(L)

@@ -6,22 +6,38 @@
 # With -src-only it only prepares the linked work tree (what `nomadfork
 # scale -variant <name>=out/variants/src/<name>` builds the simulator
 # against) and builds no nomad binary.
+# With -check it only checks that the diff applies to the fork's HEAD
+# (`make check-variants`) and changes nothing.
 # The variant's code is only compiled here; it runs in the bench's sandbox.
 # Its revision is the fork's HEAD +CHANGES (the diff is not committed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src_only=false
-if [ "${1:-}" = -src-only ]; then
-	src_only=true
-	shift
-fi
-name=${1:?usage: scripts/build-variant.sh [-src-only] <name> (a docs/bench/variants/<name>.diff)}
+check_only=false
+case "${1:-}" in
+-src-only) src_only=true; shift ;;
+-check) check_only=true; shift ;;
+esac
+name=${1:?usage: scripts/build-variant.sh [-src-only | -check] <name> (a docs/bench/variants/<name>.diff)}
 diff=$PWD/docs/bench/variants/$name.diff
 src=$PWD/out/variants/src/$name
 bin=$PWD/out/variants/bin/$name/nomad
 test -f "$diff" || { echo "no $diff" >&2; exit 2; }
 test -d nomad/.git || { echo "no work tree: run 'make' (nomadfork apply) first" >&2; exit 2; }
 head=$(git -C nomad rev-parse HEAD)
+if $check_only; then
+	# git apply --check reads the index, so a hand-edited work tree can't
+	# hide a diff that no longer applies to HEAD.
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	GIT_INDEX_FILE=$tmp/index git -C nomad read-tree "$head"
+	if ! GIT_INDEX_FILE=$tmp/index git -C nomad apply --check --cached "$diff"; then
+		echo "$name.diff does not apply to the fork's HEAD (${head:0:12}): regenerate it (docs/bench/variants/README.md) or mark it kept for the record there" >&2
+		exit 1
+	fi
+	echo "$name.diff applies to the fork's HEAD (${head:0:12})"
+	exit 0
+fi
 if [ -d "$src" ]; then
 	git -C "$src" checkout --quiet --force --detach "$head"
 	git -C "$src" clean --quiet -fdx
