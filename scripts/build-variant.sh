@@ -26,8 +26,9 @@ test -f "$diff" || { echo "no $diff" >&2; exit 2; }
 test -d nomad/.git || { echo "no work tree: run 'make' (nomadfork apply) first" >&2; exit 2; }
 head=$(git -C nomad rev-parse HEAD)
 if $check_only; then
-	# git apply --check reads the index, so a hand-edited work tree can't
-	# hide a diff that no longer applies to HEAD.
+	# --cached checks against a scratch index holding HEAD, so neither a
+	# hand-edited work tree nor the real index can hide a diff that no
+	# longer applies to HEAD.
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	GIT_INDEX_FILE=$tmp/index git -C nomad read-tree "$head"
