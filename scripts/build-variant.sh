@@ -23,6 +23,10 @@ diff=$PWD/docs/bench/variants/$name.diff
 src=$PWD/out/variants/src/$name
 bin=$PWD/out/variants/bin/$name/nomad
 test -f "$diff" || { echo "no $diff" >&2; exit 2; }
+if head -n 1 "$diff" | grep -q '^Kept for the record'; then
+	echo "$name.diff is kept for the record and no longer applies to the fork's HEAD: build a live variant (one whose first line is a diff header; docs/bench/variants/README.md)" >&2
+	exit 2
+fi
 test -d nomad/.git || { echo "no work tree: run 'make' (nomadfork apply) first" >&2; exit 2; }
 head=$(git -C nomad rev-parse HEAD)
 if $check_only; then
@@ -33,7 +37,7 @@ if $check_only; then
 	trap 'rm -rf "$tmp"' EXIT
 	GIT_INDEX_FILE=$tmp/index git -C nomad read-tree "$head"
 	if ! GIT_INDEX_FILE=$tmp/index git -C nomad apply --check --cached "$diff"; then
-		echo "$name.diff does not apply to the fork's HEAD (${head:0:12}): regenerate it (docs/bench/variants/README.md) or mark it kept for the record there" >&2
+		echo "$name.diff does not apply to the fork's HEAD (${head:0:12}): regenerate it or mark it kept for the record (a first line 'Kept for the record: <why>'; docs/bench/variants/README.md)" >&2
 		exit 1
 	fi
 	echo "$name.diff applies to the fork's HEAD (${head:0:12})"
